@@ -1,0 +1,16 @@
+import type { ListSpec } from '../listing/listSpec.ts';
+
+export const ACCOUNT_STATUSES = ['active', 'suspended', 'closed'] as const;
+
+export const accountListSpec: ListSpec = {
+  name: 'accounts',
+  filters: {
+    status: { kind: 'enum', values: ACCOUNT_STATUSES, column: 'status' },
+    currency: { kind: 'code', pattern: '[A-Z]{3}', hint: 'ISO 4217 codes such as USD,EUR', column: 'currency' },
+    email: { kind: 'exactInsensitive', column: 'email' },
+    name: { kind: 'contains', column: 'name' },
+    created_at: { kind: 'timeRange', column: 'created_at' },
+  },
+  sorts: { created_at: 'created_at', name: 'name' },
+  defaultSort: 'created_at',
+};

@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { notFound } from '../http/problem.ts';
+import { isIdOf } from '../ids/resourceId.ts';
+import { listHandler } from '../listing/listRoute.ts';
+import { listQuerySchema } from '../listing/listQuerySchema.ts';
+import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { accountListSpec } from './accountListSpec.ts';
+import { findAccount, listAccounts } from './accountQueries.ts';
+import { toAccountResource } from './accountResource.ts';
+import { AccountSchema } from './accountSchema.ts';
+
+export const AccountParams = Type.Object({ account: Type.String() });
+
+export function registerAccountRoutes(app: FastifyInstance, db: Db, publicUrl: string | undefined): void {
+  app.get('/v3/accounts', {
+    config: { scope: 'read', listSpec: accountListSpec },
+    schema: {
+      summary: 'List accounts',
+      tags: ['accounts'],
+      querystring: listQuerySchema(accountListSpec),
+      response: { 200: EnvelopeSchema(AccountSchema) },
+    },
+    handler: listHandler(accountListSpec, publicUrl, async (request, query, paging) => {
+      const { total, rows } = await listAccounts(db.kysely, request.caller.tenantId, query, paging);
+      return { total, rows: rows.map(toAccountResource) };
+    }),
+  });
+
+  app.get<{ Params: { account: string } }>('/v3/accounts/:account', {
+    config: { scope: 'read' },
+    schema: {
+      summary: 'Get one account',
+      tags: ['accounts'],
+      params: AccountParams,
+      response: { 200: ResourceSchema(AccountSchema) },
+    },
+    handler: async (request) => {
+      const id = request.params.account;
+      const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
+      if (!row) throw notFound(`No account ${id}.`);
+      return { data: toAccountResource(row) };
+    },
+  });
+}

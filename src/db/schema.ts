@@ -1,0 +1,62 @@
+/** Table shapes as Kysely sees them. Timestamps travel as RFC 3339 UTC strings on both dialects. */
+export interface TenantTable {
+  id: string;
+  name: string;
+  created_at: string;
+}
+
+export interface ApiKeyTable {
+  id: string;
+  tenant_id: string;
+  key_hash: string;
+  key_prefix: string;
+  scopes: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+export interface AccountTable {
+  id: string;
+  tenant_id: string;
+  name: string;
+  email: string;
+  currency: string;
+  status: string;
+  /** JSON text on SQLite, jsonb on PostgreSQL (arrives parsed). */
+  metadata: string | Record<string, string>;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface PaymentTable {
+  id: string;
+  tenant_id: string;
+  account_id: string;
+  amount: number;
+  currency: string;
+  status: string;
+  amount_refunded: number;
+  method: string;
+  card_brand: string;
+  card_last4: string;
+  card_exp_month: number;
+  card_exp_year: number;
+  card_fingerprint: string;
+  description: string | null;
+  reference: string | null;
+  failure_code: string | null;
+  failure_message: string | null;
+  metadata: string | Record<string, string>;
+  captured_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Database {
+  tenants: TenantTable;
+  api_keys: ApiKeyTable;
+  accounts: AccountTable;
+  payments: PaymentTable;
+}
+
+export type Dialect = 'sqlite' | 'postgres';

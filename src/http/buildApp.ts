@@ -1,0 +1,50 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import './routeDocs.ts';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/database.ts';
+import { registerAuthentication } from '../auth/authenticate.ts';
+import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
+import { registerPaymentRoutes } from '../payments/paymentRoutes.ts';
+import { registerHealthRoutes } from './healthRoutes.ts';
+import { parseQueryString } from './parseQueryString.ts';
+import { registerProblemRendering } from './renderProblem.ts';
+import { requestIdOf } from './requestId.ts';
+
+export interface AppOptions {
+  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel'>;
+  db: Db;
+  /** Pino options or false; tests pass a stream to capture lines. */
+  logger?: FastifyServerOptions['logger'];
+}
+
+export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'];
+
+/** Builds the whole HTTP application on a given database; tests call this with either dialect. */
+export async function buildApp({ config, db, logger }: AppOptions): Promise<FastifyInstance> {
+  let shuttingDown = false;
+  const app = Fastify({
+    logger: logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    // Fastify accepts a hop count at run time; its types only list the other forms.
+    trustProxy: config.trustProxy as boolean | string,
+    genReqId: requestIdOf,
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+    ajv: {
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
+    },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onClose', async () => {
+    shuttingDown = true;
+  });
+
+  registerProblemRendering(app);
+  registerAuthentication(app, db.kysely);
+  registerHealthRoutes(app, db, () => shuttingDown);
+  registerAccountRoutes(app, db, config.publicUrl);
+  registerPaymentRoutes(app, db, config.publicUrl);
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,88 @@
+/**
+ * The one error type of the service (RFC 9457). Thrown anywhere at the edge, rendered to
+ * `application/problem+json` in one place (renderProblem.ts).
+ */
+export type FieldErrors = Record<string, string[]>;
+
+export interface ProblemInit {
+  status: number;
+  title: string;
+  detail?: string;
+  type?: string;
+  errors?: FieldErrors;
+  headers?: Record<string, string>;
+}
+
+export class Problem extends Error {
+  readonly status: number;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly type: string;
+  readonly errors: FieldErrors | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(init: ProblemInit) {
+    super(init.detail ?? init.title);
+    this.status = init.status;
+    this.title = init.title;
+    this.detail = init.detail;
+    this.type = init.type ?? `https://httpstatuses.io/${init.status}`;
+    this.errors = init.errors;
+    this.headers = init.headers ?? {};
+  }
+
+  toJSON() {
+    return {
+      type: this.type,
+      title: this.title,
+      status: this.status,
+      ...(this.detail !== undefined ? { detail: this.detail } : {}),
+      ...(this.errors ? { errors: this.errors } : {}),
+    };
+  }
+}
+
+const TYPE_BASE = 'https://docs.payments.example/problems/';
+
+export function validationProblem(errors: FieldErrors, detail?: string): Problem {
+  const fields = Object.keys(errors);
+  return new Problem({
+    status: 422,
+    type: `${TYPE_BASE}validation`,
+    title: 'The request has invalid values',
+    detail: detail ?? `Invalid ${fields.length === 1 ? 'value' : 'values'} for ${fields.join(', ')}.`,
+    errors,
+  });
+}
+
+export function notFound(detail = 'No such resource.'): Problem {
+  return new Problem({ status: 404, type: `${TYPE_BASE}not-found`, title: 'Not found', detail });
+}
+
+export function unauthorized(detail: string): Problem {
+  return new Problem({
+    status: 401,
+    type: `${TYPE_BASE}unauthorized`,
+    title: 'Unauthorized',
+    detail,
+    headers: { 'www-authenticate': 'Bearer realm="api"' },
+  });
+}
+
+export function forbidden(detail: string): Problem {
+  return new Problem({ status: 403, type: `${TYPE_BASE}forbidden`, title: 'Forbidden', detail });
+}
+
+export function badRequest(detail: string): Problem {
+  return new Problem({ status: 400, type: `${TYPE_BASE}malformed-request`, title: 'Malformed request', detail });
+}
+
+export function serviceUnavailable(detail: string): Problem {
+  return new Problem({
+    status: 503,
+    type: `${TYPE_BASE}unavailable`,
+    title: 'Service unavailable',
+    detail,
+    headers: { 'retry-after': '5' },
+  });
+}

@@ -1,0 +1,44 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { notFound, Problem, validationProblem, type FieldErrors } from './problem.ts';
+import { listQueryFieldErrors, bracketName, type SchemaError } from '../listing/queryErrors.ts';
+
+function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
+  const errors = (error.validation ?? []) as unknown as SchemaError[];
+  const context = error.validationContext;
+  const spec = request.routeOptions.config.listSpec;
+  if (context === 'querystring' && spec) return validationProblem(listQueryFieldErrors(spec, errors));
+  const fieldErrors: FieldErrors = {};
+  for (const e of errors as Array<SchemaError & { message?: string }>) {
+    const segments = e.instancePath.split('/').slice(1);
+    if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
+    if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
+    const name = segments.length ? bracketName(segments) : (context ?? 'request');
+    (fieldErrors[name] ??= []).push(e.keyword === 'additionalProperties' ? 'is not an accepted field' : (e.message ?? 'is invalid'));
+  }
+  return validationProblem(fieldErrors);
+}
+
+/** Anything thrown becomes a problem; what is not one of ours says nothing about internals. */
+export function toProblem(request: FastifyRequest, error: FastifyError | Problem): Problem {
+  if (error instanceof Problem) return error;
+  if (error.validation) return schemaProblem(request, error);
+  const status = error.statusCode ?? 500;
+  if (status === 404) return notFound();
+  if (status >= 400 && status < 500) {
+    return new Problem({ status, title: status === 400 ? 'Malformed request' : 'Request rejected', detail: error.message });
+  }
+  return new Problem({ status: 500, title: 'Internal server error', detail: `Something failed on our side; quote request id ${request.id}.` });
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem) {
+  return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toJSON());
+}
+
+export function registerProblemRendering(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
+    const problem = toProblem(request, error);
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    return sendProblem(reply, problem);
+  });
+  app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(`No route ${request.method} ${request.url.split('?')[0]}.`)));
+}

@@ -1,0 +1,20 @@
+import { monotonicFactory } from 'ulid';
+
+/**
+ * Resource identifiers: a type prefix and a ULID (48-bit time + 80 random bits, Crockford
+ * base32), so they are unguessable and sort by creation time.
+ */
+export type IdPrefix = 'acc' | 'pay' | 'ten' | 'key';
+
+const nextUlid = monotonicFactory();
+
+export function newId(prefix: IdPrefix, timeMs: number = Date.now()): string {
+  return `${prefix}_${nextUlid(timeMs)}`;
+}
+
+const SHAPE = /^[a-z]{3}_[0-9A-HJKMNP-TV-Z]{26}$/;
+
+/** Whether `value` could be an id of this type; anything else is answered 404 without a query. */
+export function isIdOf(prefix: IdPrefix, value: string): boolean {
+  return value.startsWith(`${prefix}_`) && SHAPE.test(value);
+}

@@ -1,0 +1,41 @@
+import { sql, type SelectQueryBuilder } from 'kysely';
+import type { Condition, ListQuery } from './parseListQuery.ts';
+
+const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+
+function escapeLike(value: string): string {
+  return value.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+function conditionSql(c: Condition) {
+  const column = sql.ref(c.column);
+  switch (c.match) {
+    case 'in':
+      return c.values.length === 1 ? sql<boolean>`${column} = ${c.values[0]}` : sql<boolean>`${column} in (${sql.join(c.values)})`;
+    case 'equals':
+      return sql<boolean>`${column} = ${c.value}`;
+    case 'equalsInsensitive':
+      return sql<boolean>`lower(${column}) = lower(${c.value})`;
+    case 'contains':
+      return sql<boolean>`lower(${column}) like ${`%${escapeLike(c.value.toLowerCase())}%`} escape '\\'`;
+    case 'range':
+      return sql<boolean>`${column} ${sql.raw(RANGE_SQL[c.op])} ${c.value}`;
+  }
+}
+
+/** Adds the filters of a list query (WHERE) to a select. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
+  let out = qb;
+  for (const c of query.conditions) out = out.where(conditionSql(c)) as QB;
+  return out;
+}
+
+/** Adds the total order: the requested keys, then id in the last key's direction (one index scan direction). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function applyOrder<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
+  let out = qb;
+  for (const key of query.sort) out = out.orderBy(sql.ref(key.column), key.direction) as QB;
+  const last = query.sort[query.sort.length - 1];
+  return out.orderBy(sql.ref('id'), last?.direction ?? 'asc') as QB;
+}

@@ -1,0 +1,43 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { buildEnvelope } from '../pagination/buildEnvelope.ts';
+import { parsePageParams, type PageParams } from '../pagination/pageParams.ts';
+import { requestOrigin } from '../http/requestOrigin.ts';
+import type { ListSpec } from './listSpec.ts';
+import { parseListQuery, type ListQuery, type RawListQuery } from './parseListQuery.ts';
+
+export interface PageOfRows<T> {
+  total: number;
+  rows: T[];
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on list routes: lets the error renderer name bad filters and sorts precisely. */
+    listSpec?: ListSpec;
+  }
+}
+
+/**
+ * The handler shape every list endpoint shares: parse paging, filters and sort; fetch one
+ * page and its total; wrap them in the envelope.
+ */
+export function listHandler<T>(
+  spec: ListSpec,
+  publicUrl: string | undefined,
+  fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<PageOfRows<T>>,
+) {
+  return async (request: FastifyRequest, _reply: FastifyReply) => {
+    const raw = request.query as RawListQuery & { page?: string; per_page?: string };
+    const paging = parsePageParams(raw);
+    const query = parseListQuery(spec, raw);
+    const { total, rows } = await fetchPage(request, query, paging);
+    return buildEnvelope({
+      origin: requestOrigin(request, publicUrl),
+      pathAndQuery: request.url,
+      total,
+      page: paging.page,
+      perPage: paging.perPage,
+      rows,
+    });
+  };
+}

@@ -1,0 +1,78 @@
+import { validationProblem, type FieldErrors } from '../http/problem.ts';
+import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
+import { bracketName } from './queryErrors.ts';
+import { filterMessage } from './listQuerySchema.ts';
+
+export type Condition =
+  | { column: string; match: 'in'; values: string[] }
+  | { column: string; match: 'equals' | 'equalsInsensitive' | 'contains'; value: string }
+  | { column: string; match: 'range'; op: RangeOperator; value: string | number };
+
+export interface SortKey {
+  column: string;
+  direction: 'asc' | 'desc';
+}
+
+export interface ListQuery {
+  conditions: Condition[];
+  /** Requested keys; `id` (in the last key's direction) is appended when building SQL. */
+  sort: SortKey[];
+}
+
+export interface RawListQuery {
+  sort?: string;
+  filter?: Record<string, string | Record<string, string>>;
+}
+
+/** Normalises a time filter to the stored form (UTC, milliseconds) so text and timestamptz compare alike. */
+function normaliseTime(value: string): string | undefined {
+  const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(ms)) return undefined;
+  const iso = new Date(ms).toISOString();
+  // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
+  return iso.slice(0, 10) === value.slice(0, 10) || value.length > 10 ? iso : undefined;
+}
+
+/** Turns a schema-checked list query into conditions and sort keys; pure. */
+export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
+  const errors: FieldErrors = {};
+  const conditions: Condition[] = [];
+  for (const [name, given] of Object.entries(raw.filter ?? {})) {
+    const filter = spec.filters[name];
+    if (!filter || given === undefined) continue;
+    const column = filter.column;
+    if (typeof given === 'string') {
+      if (filter.kind === 'enum' || filter.kind === 'code') {
+        conditions.push({ column, match: 'in', values: [...new Set(given.split(','))] });
+      } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
+      else if (filter.kind === 'exactInsensitive') conditions.push({ column, match: 'equalsInsensitive', value: given });
+      else if (filter.kind === 'contains') conditions.push({ column, match: 'contains', value: given });
+      continue;
+    }
+    for (const op of RANGE_OPERATORS) {
+      const text = given[op];
+      if (text === undefined) continue;
+      if (filter.kind === 'integerRange') {
+        conditions.push({ column, match: 'range', op, value: Number(text) });
+      } else {
+        const time = normaliseTime(text);
+        if (time === undefined) errors[bracketName(['filter', name, op])] = [filterMessage(filter)];
+        else conditions.push({ column, match: 'range', op, value: time });
+      }
+    }
+  }
+
+  const sort: SortKey[] = [];
+  const seen = new Set<string>();
+  for (const part of (raw.sort ?? spec.defaultSort).split(',')) {
+    const field = part.replace(/^-/, '');
+    if (seen.has(field)) {
+      errors.sort = [`names ${field} more than once`];
+      continue;
+    }
+    seen.add(field);
+    sort.push({ column: spec.sorts[field], direction: part.startsWith('-') ? 'desc' : 'asc' });
+  }
+  if (Object.keys(errors).length > 0) throw validationProblem(errors);
+  return { conditions, sort };
+}

@@ -1,0 +1,47 @@
+import type { FieldErrors } from '../http/problem.ts';
+import { PAGE_MESSAGE, PER_PAGE_MESSAGE } from '../pagination/pageParams.ts';
+import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
+import { filterMessage, sortMessage } from './listQuerySchema.ts';
+
+/** The parts of an Ajv error this mapping reads. */
+export interface SchemaError {
+  instancePath: string;
+  keyword: string;
+  params: Record<string, unknown>;
+}
+
+/** `['filter', 'amount', 'gte']` → `filter[amount][gte]`, the name the client wrote. */
+export function bracketName(segments: string[]): string {
+  return segments[0] + segments.slice(1).map((s) => `[${s}]`).join('');
+}
+
+function messageFor(spec: ListSpec, segments: string[]): string {
+  const [top, filter, op] = segments;
+  if (top === 'page') return PAGE_MESSAGE;
+  if (top === 'per_page') return PER_PAGE_MESSAGE;
+  if (top === 'sort') return sortMessage(spec);
+  if (top !== 'filter') return 'is not valid';
+  const allowed = Object.keys(spec.filters);
+  if (filter === undefined) return `must be given as filter[field]=value; filters of ${spec.name}: ${allowed.join(', ')}`;
+  const kind = spec.filters[filter];
+  if (!kind) return `is not a filter of ${spec.name}; allowed: ${allowed.join(', ')}`;
+  const ranged = kind.kind === 'integerRange' || kind.kind === 'timeRange';
+  if (ranged && op === undefined) return `must be given with a range operator: filter[${filter}][${RANGE_OPERATORS.join('|')}]=value`;
+  if (ranged && !(RANGE_OPERATORS as readonly string[]).includes(op)) return `is not a range operator; use ${RANGE_OPERATORS.join(', ')}`;
+  return filterMessage(kind);
+}
+
+/** Ajv errors of a list querystring → Laravel-shaped field errors naming each bad parameter. */
+export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaError[]): FieldErrors {
+  const fieldErrors: FieldErrors = {};
+  for (const error of errors) {
+    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
+    if (segments.length === 0) continue;
+    const name = bracketName(segments);
+    const message = messageFor(spec, segments);
+    const list = (fieldErrors[name] ??= []);
+    if (!list.includes(message)) list.push(message);
+  }
+  return fieldErrors;
+}

@@ -1,0 +1,28 @@
+import { Type, type TSchema } from 'typebox';
+
+// Not format: uri: links carry the client's own encoding, which may keep [ and ] unencoded.
+const Url = Type.String({ description: 'Absolute URL' });
+const NullableUrl = Type.Union([Url, Type.Null()]);
+
+/** The paginated list envelope (contract), around any item schema. */
+export function EnvelopeSchema<T extends TSchema>(item: T) {
+  return Type.Object({
+    data: Type.Array(item),
+    links: Type.Object({ first: Url, last: Url, prev: NullableUrl, next: NullableUrl }),
+    meta: Type.Object({
+      current_page: Type.Integer(),
+      from: Type.Union([Type.Integer(), Type.Null()]),
+      last_page: Type.Integer(),
+      links: Type.Array(Type.Object({ url: NullableUrl, label: Type.String(), active: Type.Boolean() })),
+      path: Url,
+      per_page: Type.Integer(),
+      to: Type.Union([Type.Integer(), Type.Null()]),
+      total: Type.Integer(),
+    }),
+  });
+}
+
+/** A single resource, wrapped like Laravel's JsonResource. */
+export function ResourceSchema<T extends TSchema>(item: T) {
+  return Type.Object({ data: item });
+}

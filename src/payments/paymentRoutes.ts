@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { notFound } from '../http/problem.ts';
+import { isIdOf } from '../ids/resourceId.ts';
+import { listHandler } from '../listing/listRoute.ts';
+import { listQuerySchema } from '../listing/listQuerySchema.ts';
+import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { AccountParams } from '../accounts/accountRoutes.ts';
+import { accountExists } from '../accounts/accountQueries.ts';
+import { paymentListSpec } from './paymentListSpec.ts';
+import { findPayment, listPayments } from './paymentQueries.ts';
+import { toPaymentResource } from './paymentResource.ts';
+import { PaymentSchema } from './paymentSchema.ts';
+
+export function registerPaymentRoutes(app: FastifyInstance, db: Db, publicUrl: string | undefined): void {
+  const listSchema = {
+    tags: ['payments'],
+    querystring: listQuerySchema(paymentListSpec),
+    response: { 200: EnvelopeSchema(PaymentSchema) },
+  };
+
+  app.get('/v3/payments', {
+    config: { scope: 'read', listSpec: paymentListSpec },
+    schema: { summary: 'List payments', ...listSchema },
+    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
+      const { total, rows } = await listPayments(db.kysely, { tenantId: request.caller.tenantId }, query, paging);
+      return { total, rows: rows.map(toPaymentResource) };
+    }),
+  });
+
+  app.get('/v3/accounts/:account/payments', {
+    config: { scope: 'read', listSpec: paymentListSpec },
+    schema: { summary: 'List the payments of one account', params: AccountParams, ...listSchema },
+    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
+      const { account } = request.params as { account: string };
+      const tenantId = request.caller.tenantId;
+      if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
+        throw notFound(`No account ${account}.`);
+      }
+      const { total, rows } = await listPayments(db.kysely, { tenantId, accountId: account }, query, paging);
+      return { total, rows: rows.map(toPaymentResource) };
+    }),
+  });
+
+  app.get<{ Params: { payment: string } }>('/v3/payments/:payment', {
+    config: { scope: 'read' },
+    schema: {
+      summary: 'Get one payment',
+      tags: ['payments'],
+      params: Type.Object({ payment: Type.String() }),
+      response: { 200: ResourceSchema(PaymentSchema) },
+    },
+    handler: async (request) => {
+      const id = request.params.payment;
+      const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
+      if (!row) throw notFound(`No payment ${id}.`);
+      return { data: toPaymentResource(row) };
+    },
+  });
+}

@@ -1,0 +1,40 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/http/buildApp.ts';
+import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
+import type { Scope } from '../../src/auth/apiKey.ts';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+
+export interface TestContext {
+  app: FastifyInstance;
+  database: TestDatabase;
+  /** A tenant with a key of the given scopes. */
+  tenant(name: string, scopes?: Scope[]): Promise<{ id: string; key: string }>;
+  /** GET through HTTP (app.inject) with a key. */
+  get(url: string, key: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  close(): Promise<void>;
+}
+
+export async function createTestApp(config: { publicUrl?: string; trustProxy?: boolean } = {}): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const app = await buildApp({
+    config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent' },
+    db: database.db,
+    logger: false,
+  });
+  return {
+    app,
+    database,
+    async tenant(name, scopes = ['read', 'write']) {
+      const tenant = await findOrCreateTenant(database.db.kysely, name);
+      return { id: tenant.id, key: await createApiKey(database.db.kysely, tenant.id, scopes) };
+    },
+    async get(url, key) {
+      const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+      return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    async close() {
+      await app.close();
+      await database.drop();
+    },
+  };
+}

@@ -1,0 +1,65 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { openDatabase, type Db } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+/** Which database this test project runs on (vitest.config.ts sets it per project). */
+export const TEST_DIALECT = (process.env.TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
+export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+export interface TestDatabase {
+  db: Db;
+  /** The DATABASE_URL a child process (CLI, server) would use for the same data. */
+  url: string;
+  env: Record<string, string>;
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, migrated database for one test file: a temp SQLite file, or a new schema in the
+ * PostgreSQL test database. PostgreSQL being unreachable fails the run: it never skips.
+ */
+export async function createTestDatabase(): Promise<TestDatabase> {
+  if (TEST_DIALECT === 'postgres') {
+    const schema = `t_${randomBytes(6).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    try {
+      await admin.connect();
+    } catch (error) {
+      throw new Error(`PostgreSQL tests need ${TEST_PG_URL}: ${(error as Error).message}`);
+    }
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const db = openDatabase(TEST_PG_URL, { searchPath: schema, poolMax: 5 });
+    await migrateToLatest(db.kysely, db.dialect);
+    const url = `${TEST_PG_URL}${TEST_PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+    return {
+      db,
+      url,
+      env: { DATABASE_URL: url },
+      async drop() {
+        await db.close();
+        const cleanup = new pg.Client({ connectionString: TEST_PG_URL });
+        await cleanup.connect();
+        await cleanup.query(`drop schema ${schema} cascade`);
+        await cleanup.end();
+      },
+    };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'payments-test-'));
+  const url = `sqlite:${join(dir, 'test.sqlite')}`;
+  const db = openDatabase(url);
+  await migrateToLatest(db.kysely, db.dialect);
+  return {
+    db,
+    url,
+    env: { DATABASE_URL: url },
+    async drop() {
+      await db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
