@@ -1,4 +1,4 @@
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
 import { initialMigration } from './migrations/0001_initial.ts';
 
@@ -11,7 +11,13 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
 /** Brings the schema up to date; safe to run on every start (already-applied steps are skipped). */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
-  const migrator = new Migrator({ db, provider });
+  // Kysely finds its bookkeeping tables by introspecting every schema; on PostgreSQL, pin them
+  // to the schema in use so databases with several schemas (tests, side-by-side copies) work.
+  const migrationTableSchema =
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
+      : undefined;
+  const migrator = new Migrator({ db, provider, migrationTableSchema });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
