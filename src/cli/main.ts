@@ -38,20 +38,26 @@ async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Pro
   }
 }
 
+const OPTIONS = {
+  tenant: { type: 'string' },
+  scopes: { type: 'string' },
+  accounts: { type: 'string' },
+  payments: { type: 'string' },
+  seed: { type: 'string' },
+  until: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const;
+
+function parseArgsOrUsage(args: string[]) {
+  try {
+    return parseArgs({ args, allowPositionals: true, options: OPTIONS });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
+  }
+}
+
 async function main(argv: string[]): Promise<void> {
-  const { positionals, values } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      tenant: { type: 'string' },
-      scopes: { type: 'string' },
-      accounts: { type: 'string' },
-      payments: { type: 'string' },
-      seed: { type: 'string' },
-      until: { type: 'string' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  const { positionals, values } = parseArgsOrUsage(argv);
   const [command, sub, arg] = positionals;
   if (values.help || !command) {
     console.log(USAGE);

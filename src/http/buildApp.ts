@@ -7,7 +7,8 @@ import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
 import { registerPaymentRoutes } from '../payments/paymentRoutes.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString } from './parseQueryString.ts';
-import { registerProblemRendering } from './renderProblem.ts';
+import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { notFound } from './problem.ts';
 import { requestIdOf } from './requestId.ts';
 
 export interface AppOptions {
@@ -27,7 +28,14 @@ export async function buildApp({ config, db, logger }: AppOptions): Promise<Fast
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
     genReqId: requestIdOf,
-    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true },
+    // Long path segments reach the handlers, which answer a malformed id with 404 (API.md §2).
+    routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 1000 },
+    // Errors the router raises before any route runs (an undecodable or overlong path segment)
+    // are malformed identifiers: 404, rendered like every other problem.
+    frameworkErrors: (error, request, reply) => {
+      const problem = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound('Malformed path.') : toProblem(request, error);
+      return sendProblem(reply, problem);
+    },
     ajv: {
       customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
     },

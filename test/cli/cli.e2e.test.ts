@@ -1,0 +1,67 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+
+const run = promisify(execFile);
+
+describe('the command line (npm run --silent cli -- …)', () => {
+  let database: TestDatabase;
+  const cli = (...args: string[]) =>
+    run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...database.env, LOG_LEVEL: 'silent' } });
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('migrates idempotently', async () => {
+    const { stderr } = await cli('migrate');
+    expect(stderr).toContain('schema is up to date');
+  });
+
+  it('creates a tenant, refuses a duplicate, and mints keys printing only the key', async () => {
+    const { stdout } = await cli('tenants', 'create', 'acme');
+    expect(stdout.trim()).toMatch(/^ten_[0-9A-Z]{26}$/);
+    await expect(cli('tenants', 'create', 'acme')).rejects.toMatchObject({ code: 2 });
+    const key = await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'read,write');
+    expect(key.stdout).toMatch(/^apk_[A-Za-z0-9_-]{40}\n$/);
+    await expect(cli('keys', 'create', '--tenant', 'nobody', '--scopes', 'read')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('keys', 'create', '--tenant', 'acme', '--scopes', 'admin')).rejects.toMatchObject({ code: 2 });
+  });
+
+  it('seeds exactly N accounts and M payments, creating the tenant, deterministically', async () => {
+    await cli('seed', '--tenant', 'seeded', '--accounts', '12', '--payments', '345', '--seed', '9');
+    await cli('seed', '--tenant', 'seeded', '--accounts', '3', '--payments', '5', '--seed', '9');
+    const kysely = database.db.kysely;
+    const tenant = await kysely.selectFrom('tenants').selectAll().where('name', '=', 'seeded').executeTakeFirstOrThrow();
+    const count = async (table: 'accounts' | 'payments') =>
+      Number((await kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n);
+    expect(await count('accounts')).toBe(15);
+    expect(await count('payments')).toBe(350);
+
+  });
+
+  it('gives the same rows for the same seed and starting state', async () => {
+    const other = await createTestDatabase();
+    try {
+      const again = (...args: string[]) =>
+        run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...other.env, LOG_LEVEL: 'silent' } });
+      await cli('seed', '--tenant', 'twin', '--accounts', '4', '--payments', '50', '--seed', '3');
+      await again('seed', '--tenant', 'twin', '--accounts', '4', '--payments', '50', '--seed', '3');
+      const rowsOf = (db: TestDatabase) =>
+        db.db.kysely.selectFrom('payments').innerJoin('tenants', 'tenants.id', 'payments.tenant_id').where('tenants.name', '=', 'twin')
+          .select(['payments.id', 'account_id', 'amount', 'status', 'card_brand', 'payments.created_at', 'reference']).orderBy('payments.id').execute();
+      const first = await rowsOf(database);
+      expect(first).toHaveLength(50);
+      expect(await rowsOf(other)).toEqual(first);
+      expect(new Set(first.map((p) => p.status)).size).toBeGreaterThan(2);
+    } finally {
+      await other.drop();
+    }
+  });
+
+  it('rejects bad flags with a usage error', async () => {
+    await expect(cli('seed', '--tenant', 'x', '--accounts', '-1')).rejects.toMatchObject({ code: 2 });
+    await expect(cli('bogus')).rejects.toMatchObject({ code: 2 });
+  });
+});
