@@ -38,10 +38,10 @@ describe('serve on the embedded default database (the README’s first command)'
     const url = /'(http:\/\/[^']+)'/.exec(banner)![1];
     const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
-    const body = await response.json();
+    const body = (await response.json()) as { meta: { total: number }; data: unknown[] };
     expect(body.meta.total).toBeGreaterThan(1000);
     expect(body.data).toHaveLength(2);
-    const accounts = await (await fetch(new URL('/v3/accounts', url), { headers: { authorization: `Bearer ${key}` } })).json();
+    const accounts = (await (await fetch(new URL('/v3/accounts', url), { headers: { authorization: `Bearer ${key}` } })).json()) as { meta: { total: number } };
     expect(accounts.meta.total).toBe(40);
     const exited = exitOf(child);
     child.kill('SIGTERM');
