@@ -11,6 +11,21 @@ export async function serve(config: Config): Promise<void> {
   const demo = config.embeddedDefault ? await createDemoTenantIfEmpty(db, config) : undefined;
   const app = await buildApp({ config, db });
   app.addHook('onClose', async () => db.close());
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    app.log.info({ signal }, 'shutting down');
+    app.close().then(
+      () => process.exit(0),
+      (error) => {
+        app.log.error({ err: error }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
   const origin = config.publicUrl ?? address;
   if (demo) {
@@ -27,19 +42,4 @@ Try it:
   } else {
     console.log(`Listening on ${origin}. Create an API key with: npm run --silent cli -- keys create --tenant <name> --scopes read,write`);
   }
-  let closing = false;
-  const shutdown = (signal: string) => {
-    if (closing) return;
-    closing = true;
-    app.log.info({ signal }, 'shutting down');
-    app.close().then(
-      () => process.exit(0),
-      (error) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
 }
