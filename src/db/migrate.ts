@@ -1,10 +1,12 @@
 import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
 import { initialMigration } from './migrations/0001_initial.ts';
+import { idempotencyMigration } from './migrations/0002_idempotency.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
+    '0002_idempotency': idempotencyMigration(dialect),
   };
 }
 

@@ -52,11 +52,23 @@ export interface PaymentTable {
   updated_at: string;
 }
 
+export interface IdempotencyKeyTable {
+  tenant_id: string;
+  key: string;
+  request_hash: string;
+  locked_until: string | null;
+  response_status: number | null;
+  response_body: string | null;
+  response_location: string | null;
+  created_at: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
   accounts: AccountTable;
   payments: PaymentTable;
+  idempotency_keys: IdempotencyKeyTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';
