@@ -5,6 +5,10 @@ import type { Db } from '../db/database.ts';
 import { registerAuthentication } from '../auth/authenticate.ts';
 import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
 import { registerPaymentRoutes } from '../payments/paymentRoutes.ts';
+import { registerAccountWriteRoutes } from '../accounts/accountWriteRoutes.ts';
+import { registerPaymentWriteRoutes } from '../payments/paymentWriteRoutes.ts';
+import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
+import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString } from './parseQueryString.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
@@ -12,7 +16,8 @@ import { notFound } from './problem.ts';
 import { requestIdOf } from './requestId.ts';
 
 export interface AppOptions {
-  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel'>;
+  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'>;
+  processor?: CardProcessor;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
   logger?: FastifyServerOptions['logger'];
@@ -21,7 +26,7 @@ export interface AppOptions {
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'];
 
 /** Builds the whole HTTP application on a given database; tests call this with either dialect. */
-export async function buildApp({ config, db, logger }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, processor = sandboxProcessor }: AppOptions): Promise<FastifyInstance> {
   let shuttingDown = false;
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
@@ -48,11 +53,15 @@ export async function buildApp({ config, db, logger }: AppOptions): Promise<Fast
     shuttingDown = true;
   });
 
+  // JSON only: anything else is a 415 rather than a string the schemas then reject.
+  app.removeContentTypeParser('text/plain');
   registerProblemRendering(app);
   registerAuthentication(app, db.kysely);
   registerHealthRoutes(app, db, () => shuttingDown);
   registerAccountRoutes(app, db, config.publicUrl);
   registerPaymentRoutes(app, db, config.publicUrl);
+  registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);
+  registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
   await app.ready();
   return app;
 }

@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { notFound, Problem, validationProblem, type FieldErrors } from './problem.ts';
-import { listQueryFieldErrors, bracketName, type SchemaError } from '../listing/queryErrors.ts';
+import { listQueryFieldErrors, type SchemaError } from '../listing/queryErrors.ts';
 
 function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const errors = (error.validation ?? []) as unknown as SchemaError[];
@@ -10,10 +10,20 @@ function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const fieldErrors: FieldErrors = {};
   for (const e of errors as Array<SchemaError & { message?: string }>) {
     const segments = e.instancePath.split('/').slice(1);
-    if (e.keyword === 'additionalProperties') segments.push(String(e.params.additionalProperty));
-    if (e.keyword === 'required') segments.push(String(e.params.missingProperty));
-    const name = segments.length ? bracketName(segments) : (context ?? 'request');
-    (fieldErrors[name] ??= []).push(e.keyword === 'additionalProperties' ? 'is not an accepted field' : (e.message ?? 'is invalid'));
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'additionalProperties') {
+      segments.push(String(e.params.additionalProperty));
+      message = 'is not an accepted field';
+    } else if (e.keyword === 'propertyNames') {
+      message = 'has a key that is not 1–40 letters, digits or _ . : -';
+    } else if (e.keyword === 'required') {
+      segments.push(String(e.params.missingProperty));
+      message = 'is required';
+    }
+    // Body fields are named in Laravel's dot notation (card.number), as Laravel-era clients expect.
+    const name = segments.length ? segments.join('.') : (context ?? 'request');
+    const list = (fieldErrors[name] ??= []);
+    if (!list.includes(message)) list.push(message);
   }
   return validationProblem(fieldErrors);
 }

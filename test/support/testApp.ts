@@ -11,13 +11,21 @@ export interface TestContext {
   tenant(name: string, scopes?: Scope[]): Promise<{ id: string; key: string }>;
   /** GET through HTTP (app.inject) with a key. */
   get(url: string, key: string): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
+  /** Any method through HTTP (app.inject) with a key and optional JSON body and headers. */
+  send(
+    method: 'POST' | 'PATCH' | 'DELETE' | 'GET',
+    url: string,
+    key: string,
+    payload?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: any; headers: Record<string, unknown> }>;
   close(): Promise<void>;
 }
 
 export async function createTestApp(config: { publicUrl?: string; trustProxy?: boolean } = {}): Promise<TestContext> {
   const database = await createTestDatabase();
   const app = await buildApp({
-    config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent' },
+    config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent', cardFingerprintSecret: 'test-secret' },
     db: database.db,
     logger: false,
   });
@@ -31,6 +39,15 @@ export async function createTestApp(config: { publicUrl?: string; trustProxy?: b
     async get(url, key) {
       const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
       return { status: response.statusCode, body: response.json(), headers: response.headers };
+    },
+    async send(method, url, key, payload, headers = {}) {
+      const response = await app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${key}`, ...headers },
+        ...(payload === undefined ? {} : { payload: payload as object }),
+      });
+      return { status: response.statusCode, body: response.body ? response.json() : undefined, headers: response.headers };
     },
     async close() {
       await app.close();

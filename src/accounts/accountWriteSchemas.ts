@@ -1,0 +1,37 @@
+import { Type, type Static } from 'typebox';
+
+export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 };
+
+export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: METADATA_LIMITS.valueLength }), {
+  propertyNames: { pattern: '^[A-Za-z0-9_.:-]{1,40}$' },
+  maxProperties: METADATA_LIMITS.keys,
+  description: 'string → string; at most 50 keys of 1–40 letters, digits or _ . : -, values up to 500 characters',
+});
+
+const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+// Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is the mailer's job.
+const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
+const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case' });
+
+export const CreateAccountBody = Type.Object(
+  {
+    name: Name,
+    email: Email,
+    currency: Currency,
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended')])),
+    metadata: Type.Optional(MetadataInput),
+  },
+  { additionalProperties: false },
+);
+export type CreateAccountInput = Static<typeof CreateAccountBody>;
+
+export const UpdateAccountBody = Type.Object(
+  {
+    name: Type.Optional(Name),
+    email: Type.Optional(Email),
+    status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('suspended'), Type.Literal('closed')])),
+    metadata: Type.Optional(MetadataInput),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateAccountInput = Static<typeof UpdateAccountBody>;

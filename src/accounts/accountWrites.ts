@@ -1,0 +1,60 @@
+import type { Transaction } from 'kysely';
+import type { Database, Dialect } from '../db/schema.ts';
+import { newId } from '../ids/resourceId.ts';
+import { isIso4217 } from '../money/currencies.ts';
+import { notFound, Problem, validationProblem } from '../http/problem.ts';
+import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
+
+function conflict(title: string, detail: string): Problem {
+  return new Problem({ status: 409, type: 'https://docs.payments.example/problems/conflict', title, detail });
+}
+
+export async function createAccount(trx: Transaction<Database>, tenantId: string, input: CreateAccountInput) {
+  if (!isIso4217(input.currency)) throw validationProblem({ currency: ['is not an ISO 4217 currency code'] });
+  const now = new Date().toISOString();
+  const row = {
+    id: newId('acc'),
+    tenant_id: tenantId,
+    name: input.name,
+    email: input.email,
+    currency: input.currency,
+    status: input.status ?? 'active',
+    metadata: JSON.stringify(input.metadata ?? {}),
+    created_at: now,
+    updated_at: now,
+  };
+  await trx.insertInto('accounts').values(row).execute();
+  return row;
+}
+
+/** Locks the account row (PostgreSQL) so a concurrent payment or close sees one state. */
+export async function lockAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
+  let query = trx.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (dialect === 'postgres') query = query.forUpdate();
+  return query.executeTakeFirst();
+}
+
+export async function updateAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, input: UpdateAccountInput) {
+  const current = await lockAccount(trx, dialect, tenantId, id);
+  if (!current) throw notFound(`No account ${id}.`);
+  if (current.status === 'closed') throw conflict('The account is closed', 'A closed account cannot be changed.');
+  const changes = {
+    ...(input.name !== undefined ? { name: input.name } : {}),
+    ...(input.email !== undefined ? { email: input.email } : {}),
+    ...(input.status !== undefined ? { status: input.status } : {}),
+    ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
+    updated_at: new Date().toISOString(),
+  };
+  await trx.updateTable('accounts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  return { ...current, ...changes };
+}
+
+export async function deleteAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
+  const current = await lockAccount(trx, dialect, tenantId, id);
+  if (!current) throw notFound(`No account ${id}.`);
+  const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
+  if (payment) throw conflict('The account has payments', 'An account with payments cannot be deleted; close it instead (PATCH status=closed).');
+  await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+}
+
+export { conflict };

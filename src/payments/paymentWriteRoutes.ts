@@ -1,0 +1,98 @@
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { notFound, validationProblem } from '../http/problem.ts';
+import { isIdOf } from '../ids/resourceId.ts';
+import { idempotentPost } from '../idempotency/sendWriteResult.ts';
+import { ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { checkCard } from './card/checkCard.ts';
+import { cardFingerprint } from './cardFingerprint.ts';
+import type { CardProcessor } from './processor/cardProcessor.ts';
+import { toPaymentResource } from './paymentResource.ts';
+import { PaymentSchema } from './paymentSchema.ts';
+import { CaptureBody, CreatePaymentBody, RefundBody, type CreatePaymentInput } from './paymentWriteSchemas.ts';
+import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
+
+const PaymentParams = Type.Object({ payment: Type.String() });
+const PaymentResponse = { 200: ResourceSchema(PaymentSchema) };
+
+/** Action bodies are optional: no body means the defaults. */
+async function defaultToEmptyBody(request: { body: unknown }) {
+  if (request.body === undefined || request.body === null) request.body = {};
+}
+
+export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, processor: CardProcessor, secret: string): void {
+  app.post<{ Body: CreatePaymentInput }>('/v3/payments', {
+    config: { scope: 'write' },
+    schema: {
+      summary: 'Take a card payment',
+      description: 'Checks the card, asks the processor, and records the payment as succeeded, authorized (capture: false) or failed.',
+      tags: ['payments'],
+      body: CreatePaymentBody,
+      response: { 201: ResourceSchema(PaymentSchema) },
+    },
+    handler: async (request, reply) => {
+      const input = request.body;
+      const checked = checkCard(input.card, new Date());
+      if ('errors' in checked) throw validationProblem(checked.errors);
+      if (!processor.currencies.includes(input.currency)) {
+        throw validationProblem({ currency: [`is not supported; supported: ${processor.currencies.join(', ')}`] });
+      }
+      if (!isIdOf('acc', input.account_id)) throw validationProblem({ account_id: ['is not an account of yours'] });
+      const card = checked.card;
+      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+        const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });
+        const row = await insertPayment(trx, db.dialect, request.caller.tenantId, {
+          input,
+          card,
+          fingerprint: cardFingerprint(secret, card.digits),
+          outcome,
+        });
+        return { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
+      });
+    },
+  });
+
+  const paymentId = (id: string) => {
+    if (!isIdOf('pay', id)) throw notFound(`No payment ${id}.`);
+    return id;
+  };
+
+  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/capture', {
+    config: { scope: 'write' },
+    schema: { summary: 'Capture an authorized payment (optionally less)', tags: ['payments'], params: PaymentParams, body: CaptureBody, response: PaymentResponse },
+    preValidation: defaultToEmptyBody,
+    handler: (request, reply) => {
+      const id = paymentId(request.params.payment);
+      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+        const row = await capturePayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+        return { status: 200, body: { data: toPaymentResource(row) } };
+      });
+    },
+  });
+
+  app.post<{ Params: { payment: string } }>('/v3/payments/:payment/cancel', {
+    config: { scope: 'write' },
+    schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
+    handler: (request, reply) => {
+      const id = paymentId(request.params.payment);
+      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+        const row = await cancelPayment(trx, db.dialect, request.caller.tenantId, id);
+        return { status: 200, body: { data: toPaymentResource(row) } };
+      });
+    },
+  });
+
+  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/refunds', {
+    config: { scope: 'write' },
+    schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
+    preValidation: defaultToEmptyBody,
+    handler: (request, reply) => {
+      const id = paymentId(request.params.payment);
+      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+        const row = await refundPayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+        return { status: 200, body: { data: toPaymentResource(row) } };
+      });
+    },
+  });
+}

@@ -1,0 +1,114 @@
+import type { Selectable, Transaction } from 'kysely';
+import type { Database, Dialect, PaymentTable } from '../db/schema.ts';
+import { newId } from '../ids/resourceId.ts';
+import { notFound, Problem, validationProblem } from '../http/problem.ts';
+import { conflict, lockAccount } from '../accounts/accountWrites.ts';
+import type { CheckedCard } from './card/checkCard.ts';
+import type { ProcessorOutcome } from './processor/cardProcessor.ts';
+import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
+import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
+
+export interface NewPayment {
+  input: CreatePaymentInput;
+  card: CheckedCard;
+  fingerprint: string;
+  outcome: ProcessorOutcome;
+}
+
+/** The account a payment is for: the caller's own and open, checked under a row lock. */
+export async function payableAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, accountId: string) {
+  const account = await lockAccount(trx, dialect, tenantId, accountId);
+  if (!account) throw validationProblem({ account_id: ['is not an account of yours'] });
+  if (account.status === 'closed') throw conflict('The account is closed', `Account ${accountId} is closed and cannot take payments.`);
+  return account;
+}
+
+export async function insertPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, payment: NewPayment) {
+  const { input, card, fingerprint, outcome } = payment;
+  await payableAccount(trx, dialect, tenantId, input.account_id);
+  const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
+  const status = nextStatus('pending', event)!;
+  const now = new Date().toISOString();
+  const row: Selectable<PaymentTable> = {
+    id: newId('pay'),
+    tenant_id: tenantId,
+    account_id: input.account_id,
+    amount: input.amount,
+    currency: input.currency,
+    status,
+    amount_refunded: 0,
+    method: 'card',
+    card_brand: card.brand,
+    card_last4: card.last4,
+    card_exp_month: card.expMonth,
+    card_exp_year: card.expYear,
+    card_fingerprint: fingerprint,
+    description: input.description ?? null,
+    reference: input.reference ?? null,
+    failure_code: outcome.approved ? null : outcome.code,
+    failure_message: outcome.approved ? null : outcome.message,
+    metadata: JSON.stringify(input.metadata ?? {}),
+    captured_at: status === 'succeeded' ? now : null,
+    created_at: now,
+    updated_at: now,
+  };
+  await trx.insertInto('payments').values(row).execute();
+  return row;
+}
+
+async function lockPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
+  let query = trx.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  if (dialect === 'postgres') query = query.forUpdate();
+  const row = await query.executeTakeFirst();
+  if (!row) throw notFound(`No payment ${id}.`);
+  return row;
+}
+
+function illegal(row: { id: string; status: string }, action: string, event: PaymentEvent): Problem {
+  return new Problem({
+    status: 409,
+    type: 'https://docs.payments.example/problems/invalid-transition',
+    title: `The payment cannot be ${action}`,
+    detail: `Payment ${row.id} is ${row.status}; only a payment that is ${statusesAllowing(event).join(' or ')} can be ${action}.`,
+  });
+}
+
+async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
+  const updated = { ...row, ...changes, updated_at: new Date().toISOString() };
+  await trx
+    .updateTable('payments')
+    .set({ ...changes, updated_at: updated.updated_at })
+    .where('tenant_id', '=', row.tenant_id)
+    .where('id', '=', row.id)
+    .execute();
+  return updated;
+}
+
+export async function capturePayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, amount?: number) {
+  const row = await lockPayment(trx, dialect, tenantId, id);
+  const status = nextStatus(row.status as PaymentStatus, 'capture');
+  if (!status) throw illegal(row, 'captured', 'capture');
+  if (amount !== undefined && amount > row.amount) {
+    throw validationProblem({ amount: [`must not exceed the authorized ${row.amount}`] });
+  }
+  const now = new Date().toISOString();
+  return save(trx, row, { status, amount: amount ?? row.amount, captured_at: now });
+}
+
+export async function cancelPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
+  const row = await lockPayment(trx, dialect, tenantId, id);
+  const status = nextStatus(row.status as PaymentStatus, 'cancel');
+  if (!status) throw illegal(row, 'canceled', 'cancel');
+  return save(trx, row, { status });
+}
+
+export async function refundPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, amount?: number) {
+  const row = await lockPayment(trx, dialect, tenantId, id);
+  if (!nextStatus(row.status as PaymentStatus, 'refund_part')) throw illegal(row, 'refunded', 'refund_part');
+  const left = row.amount - row.amount_refunded;
+  const refund = amount ?? left;
+  if (refund > left) throw validationProblem({ amount: [`must not exceed the ${left} left to refund`] });
+  const refunded = row.amount_refunded + refund;
+  const status = nextStatus(row.status as PaymentStatus, refunded === row.amount ? 'refund_rest' : 'refund_part')!;
+  return save(trx, row, { status, amount_refunded: refunded });
+}
