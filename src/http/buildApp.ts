@@ -9,6 +9,7 @@ import { registerAccountWriteRoutes } from '../accounts/accountWriteRoutes.ts';
 import { registerPaymentWriteRoutes } from '../payments/paymentWriteRoutes.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
+import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString } from './parseQueryString.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
@@ -62,6 +63,7 @@ export async function buildApp({ config, db, logger, processor = sandboxProcesso
   registerPaymentRoutes(app, db, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);
   registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
+  schedulePurge(app, db.kysely);
   await app.ready();
   return app;
 }

@@ -107,3 +107,22 @@ describe('Idempotency-Key on every POST', () => {
     expect(JSON.stringify(rows)).not.toContain('4242424242424242');
   });
 });
+
+describe('purging expired idempotency keys', () => {
+  it('removes keys older than 24 hours and keeps younger ones', async () => {
+    const { purgeExpiredKeys } = await import('../../src/idempotency/runIdempotent.ts');
+    const t = await createTestApp();
+    try {
+      const { key } = await t.tenant('purge');
+      for (const k of ['young', 'old']) {
+        await t.send('POST', '/v3/accounts', key, { name: k, email: `${k}@example.com`, currency: 'USD' }, { 'idempotency-key': k });
+      }
+      const kysely = t.database.db.kysely;
+      await kysely.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('key', '=', 'old').execute();
+      await purgeExpiredKeys(kysely);
+      expect((await kysely.selectFrom('idempotency_keys').select('key').execute()).map((r) => r.key)).toEqual(['young']);
+    } finally {
+      await t.close();
+    }
+  });
+});
