@@ -1,6 +1,6 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
-import { applyConditions, applyOrder } from '../listing/applyListQuery.ts';
+import type { Kysely, Selectable } from 'kysely';
+import type { AccountTable, Database } from '../db/schema.ts';
+import { fetchListPage, type ListContext } from '../listing/fetchListPage.ts';
 import type { ListQuery } from '../listing/parseListQuery.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 
@@ -13,11 +13,6 @@ export async function accountExists(db: Kysely<Database>, tenantId: string, id: 
   return row !== undefined;
 }
 
-export async function listAccounts(db: Kysely<Database>, tenantId: string, query: ListQuery, paging: PageParams) {
-  const scoped = applyConditions(db.selectFrom('accounts').where('tenant_id', '=', tenantId), query);
-  const [counted, rows] = await Promise.all([
-    scoped.select((eb) => eb.fn.countAll<number>().as('total')).executeTakeFirstOrThrow(),
-    applyOrder(scoped.selectAll(), query).limit(paging.perPage).offset(paging.offset).execute(),
-  ]);
-  return { total: Number(counted.total), rows };
+export function listAccounts(ctx: ListContext, tenantId: string, query: ListQuery, paging: PageParams) {
+  return fetchListPage<Selectable<AccountTable>>(ctx, 'accounts', { tenantId }, query, paging);
 }

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { notFound } from '../http/problem.ts';
 import { isIdOf } from '../ids/resourceId.ts';
 import { listHandler } from '../listing/listRoute.ts';
+import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
@@ -13,7 +14,7 @@ import { AccountSchema } from './accountSchema.ts';
 
 export const AccountParams = Type.Object({ account: Type.String() });
 
-export function registerAccountRoutes(app: FastifyInstance, db: Db, publicUrl: string | undefined): void {
+export function registerAccountRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   app.get('/v3/accounts', {
     config: { scope: 'read', listSpec: accountListSpec },
     schema: {
@@ -23,8 +24,8 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, publicUrl: s
       response: { 200: EnvelopeSchema(AccountSchema) },
     },
     handler: listHandler(accountListSpec, publicUrl, async (request, query, paging) => {
-      const { total, rows } = await listAccounts(db.kysely, request.caller.tenantId, query, paging);
-      return { total, rows: rows.map(toAccountResource) };
+      const page = await listAccounts(lists, request.caller.tenantId, query, paging);
+      return { ...page, rows: page.rows.map(toAccountResource) };
     }),
   });
 

@@ -4,6 +4,7 @@ import { newId } from '../ids/resourceId.ts';
 import { isIso4217 } from '../money/currencies.ts';
 import { notFound, Problem, validationProblem } from '../http/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
+import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 
 function conflict(title: string, detail: string): Problem {
   return new Problem({ status: 409, type: 'https://docs.payments.example/problems/conflict', title, detail });
@@ -24,6 +25,7 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     updated_at: now,
   };
   await trx.insertInto('accounts').values(row).execute();
+  await adjustCounts(trx, tenantId, accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })));
   return row;
 }
 
@@ -46,6 +48,7 @@ export async function updateAccount(trx: Transaction<Database>, dialect: Dialect
     updated_at: new Date().toISOString(),
   };
   await trx.updateTable('accounts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status));
   return { ...current, ...changes };
 }
 
@@ -55,6 +58,7 @@ export async function deleteAccount(trx: Transaction<Database>, dialect: Dialect
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('The account has payments', 'An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await adjustCounts(trx, tenantId, accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })));
 }
 
 export { conflict };

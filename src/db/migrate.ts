@@ -2,11 +2,13 @@ import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } fr
 import type { Database, Dialect } from './schema.ts';
 import { initialMigration } from './migrations/0001_initial.ts';
 import { idempotencyMigration } from './migrations/0002_idempotency.ts';
+import { listCountsMigration } from './migrations/0003_list_counts.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
     '0002_idempotency': idempotencyMigration(dialect),
+    '0003_list_counts': listCountsMigration(dialect),
   };
 }
 

@@ -63,12 +63,21 @@ export interface IdempotencyKeyTable {
   created_at: string;
 }
 
+export interface ListCountTable {
+  tenant_id: string;
+  list: string;
+  account_id: string;
+  status: string;
+  n: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
   accounts: AccountTable;
   payments: PaymentTable;
   idempotency_keys: IdempotencyKeyTable;
+  list_counts: ListCountTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -10,6 +10,7 @@ import { registerPaymentWriteRoutes } from '../payments/paymentWriteRoutes.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
+import { memoryBoundaryCache, type BoundaryCache } from '../pagination/boundaryCache.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString } from './parseQueryString.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
@@ -19,6 +20,8 @@ import { requestIdOf } from './requestId.ts';
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'>;
   processor?: CardProcessor;
+  /** Where page boundaries are remembered; in-process by default, Redis to share across instances. */
+  boundaries?: BoundaryCache;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
   logger?: FastifyServerOptions['logger'];
@@ -27,7 +30,7 @@ export interface AppOptions {
 export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'];
 
 /** Builds the whole HTTP application on a given database; tests call this with either dialect. */
-export async function buildApp({ config, db, logger, processor = sandboxProcessor }: AppOptions): Promise<FastifyInstance> {
+export async function buildApp({ config, db, logger, processor = sandboxProcessor, boundaries = memoryBoundaryCache() }: AppOptions): Promise<FastifyInstance> {
   let shuttingDown = false;
   const app = Fastify({
     logger: logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
@@ -59,8 +62,9 @@ export async function buildApp({ config, db, logger, processor = sandboxProcesso
   registerProblemRendering(app);
   registerAuthentication(app, db.kysely);
   registerHealthRoutes(app, db, () => shuttingDown);
-  registerAccountRoutes(app, db, config.publicUrl);
-  registerPaymentRoutes(app, db, config.publicUrl);
+  const lists = { db: db.kysely, boundaries };
+  registerAccountRoutes(app, db, lists, config.publicUrl);
+  registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);
   registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
   schedulePurge(app, db.kysely);

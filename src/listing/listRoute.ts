@@ -8,6 +8,7 @@ import { parseListQuery, type ListQuery, type RawListQuery } from './parseListQu
 export interface PageOfRows<T> {
   total: number;
   rows: T[];
+  strategy: string;
 }
 
 declare module 'fastify' {
@@ -26,11 +27,12 @@ export function listHandler<T>(
   publicUrl: string | undefined,
   fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<PageOfRows<T>>,
 ) {
-  return async (request: FastifyRequest, _reply: FastifyReply) => {
+  return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as RawListQuery & { page?: string; per_page?: string };
     const paging = parsePageParams(raw);
     const query = parseListQuery(spec, raw);
-    const { total, rows } = await fetchPage(request, query, paging);
+    const { total, rows, strategy } = await fetchPage(request, query, paging);
+    reply.header('x-page-strategy', strategy);
     return buildEnvelope({
       origin: requestOrigin(request, publicUrl),
       pathAndQuery: request.url,

@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts';
 import { notFound } from '../http/problem.ts';
 import { isIdOf } from '../ids/resourceId.ts';
 import { listHandler } from '../listing/listRoute.ts';
+import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
@@ -13,7 +14,7 @@ import { findPayment, listPayments } from './paymentQueries.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
-export function registerPaymentRoutes(app: FastifyInstance, db: Db, publicUrl: string | undefined): void {
+export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   const listSchema = {
     tags: ['payments'],
     querystring: listQuerySchema(paymentListSpec),
@@ -24,8 +25,8 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, publicUrl: s
     config: { scope: 'read', listSpec: paymentListSpec },
     schema: { summary: 'List payments', ...listSchema },
     handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
-      const { total, rows } = await listPayments(db.kysely, { tenantId: request.caller.tenantId }, query, paging);
-      return { total, rows: rows.map(toPaymentResource) };
+      const page = await listPayments(lists, { tenantId: request.caller.tenantId }, query, paging);
+      return { ...page, rows: page.rows.map(toPaymentResource) };
     }),
   });
 
@@ -38,8 +39,8 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, publicUrl: s
       if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
         throw notFound(`No account ${account}.`);
       }
-      const { total, rows } = await listPayments(db.kysely, { tenantId, accountId: account }, query, paging);
-      return { total, rows: rows.map(toPaymentResource) };
+      const page = await listPayments(lists, { tenantId, accountId: account }, query, paging);
+      return { ...page, rows: page.rows.map(toPaymentResource) };
     }),
   });
 

@@ -7,6 +7,7 @@ import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
+import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -53,6 +54,7 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
     updated_at: now,
   };
   await trx.insertInto('payments').values(row).execute();
+  await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })));
   return row;
 }
 
@@ -81,6 +83,9 @@ async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, c
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
+  if (changes.status !== undefined) {
+    await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status));
+  }
   return updated;
 }
 

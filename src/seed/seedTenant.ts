@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
+import { recountTenant } from '../counts/listCounts.ts';
 import { SeedRandom } from './seedRandom.ts';
 import { DAY, makeAccount, makePayment, seededIds, type SeedAccount } from './seedRows.ts';
 
@@ -57,6 +58,8 @@ export async function seedTenant(db: Kysely<Database>, dialect: Dialect, options
       }
       await trx.insertInto('payments').values(rows).execute();
     }
+    // Bulk loads bypass the per-write counters; rebuild the tenant's exact totals in the same transaction.
+    await recountTenant(trx, tenant.id);
   });
   return { tenantId: tenant.id, accounts: options.accounts, payments: options.payments };
 }

@@ -1,0 +1,89 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.ts';
+
+export type CountedList = 'payments' | 'accounts';
+
+/** One counted slice; '' means "all" for account and status. */
+export interface CountKey {
+  list: CountedList;
+  accountId: string;
+  status: string;
+}
+
+export interface CountDelta extends CountKey {
+  delta: number;
+}
+
+/** The slices one payment is counted in. */
+export function paymentCountKeys(accountId: string, status: string): CountKey[] {
+  return [
+    { list: 'payments', accountId: '', status: '' },
+    { list: 'payments', accountId: '', status },
+    { list: 'payments', accountId, status: '' },
+    { list: 'payments', accountId, status },
+  ];
+}
+
+export function accountCountKeys(status: string): CountKey[] {
+  return [
+    { list: 'accounts', accountId: '', status: '' },
+    { list: 'accounts', accountId: '', status },
+  ];
+}
+
+/** Deltas for moving one record between statuses (slices that do not change cancel out). */
+export function statusChangeDeltas(keysFor: (status: string) => CountKey[], from: string, to: string): CountDelta[] {
+  if (from === to) return [];
+  return [...keysFor(from).map((k) => ({ ...k, delta: -1 })), ...keysFor(to).map((k) => ({ ...k, delta: 1 }))];
+}
+
+function keyOf(k: CountKey): string {
+  return `${k.list}\u0000${k.accountId}\u0000${k.status}`;
+}
+
+/**
+ * Applies deltas inside the caller's transaction. Rows are touched in one global order so two
+ * concurrent transactions on PostgreSQL lock them in the same order and cannot deadlock.
+ */
+export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[]): Promise<void> {
+  const merged = new Map<string, CountDelta>();
+  for (const d of deltas) {
+    const k = keyOf(d);
+    const prior = merged.get(k);
+    merged.set(k, { ...d, delta: (prior?.delta ?? 0) + d.delta });
+  }
+  const ordered = [...merged.entries()].filter(([, d]) => d.delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [, d] of ordered) {
+    await trx
+      .insertInto('list_counts')
+      .values({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, n: d.delta })
+      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
+      .execute();
+  }
+}
+
+/** The exact total of a slice: the sum of its rows (several statuses add up). */
+export async function countedTotal(db: Kysely<Database>, tenantId: string, list: CountedList, accountId: string, statuses: string[]): Promise<number> {
+  const row = await db
+    .selectFrom('list_counts')
+    .select(sql<number>`coalesce(sum(n), 0)`.as('total'))
+    .where('tenant_id', '=', tenantId)
+    .where('list', '=', list)
+    .where('account_id', '=', accountId)
+    .where('status', 'in', statuses.length ? statuses : [''])
+    .executeTakeFirstOrThrow();
+  return Number(row.total);
+}
+
+/** Rebuilds a tenant's counts from its rows (after bulk loads), inside the caller's transaction. */
+export async function recountTenant(trx: Transaction<Database>, tenantId: string): Promise<void> {
+  await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
+  for (const [accountId, status] of [[sql`''`, sql`''`], [sql`account_id`, sql`''`], [sql`''`, sql`status`], [sql`account_id`, sql`status`]]) {
+    await sql`insert into list_counts (tenant_id, list, account_id, status, n)
+      select tenant_id, 'payments', ${accountId}, ${status}, count(*) from payments where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
+  }
+  for (const status of [sql`''`, sql`status`]) {
+    await sql`insert into list_counts (tenant_id, list, account_id, status, n)
+      select tenant_id, 'accounts', '', ${status}, count(*) from accounts where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
+  }
+}

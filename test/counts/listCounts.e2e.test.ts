@@ -1,0 +1,103 @@
+import fc from 'fast-check';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from '../support/testApp.ts';
+import { card, CARDS } from '../support/cards.ts';
+
+type Op =
+  | { kind: 'account'; status: 'active' | 'suspended' }
+  | { kind: 'payment'; account: number; cardNumber: string; capture: boolean }
+  | { kind: 'capture' | 'cancel' | 'refund'; payment: number; amount?: number }
+  | { kind: 'accountStatus'; account: number; status: 'active' | 'suspended' | 'closed' }
+  | { kind: 'deleteAccount'; account: number };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant('account' as const), status: fc.constantFrom('active' as const, 'suspended' as const) }) },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('payment' as const),
+      account: fc.nat(),
+      cardNumber: fc.constantFrom(CARDS.visa, CARDS.mastercard, CARDS.declined, CARDS.insufficientFunds),
+      capture: fc.boolean(),
+    }),
+  },
+  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('capture' as const, 'cancel' as const, 'refund' as const), payment: fc.nat(), amount: fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('accountStatus' as const), account: fc.nat(), status: fc.constantFrom('active' as const, 'suspended' as const, 'closed' as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteAccount' as const), account: fc.nat() }) },
+);
+
+describe('maintained list counts', () => {
+  let t: TestContext;
+  beforeAll(async () => {
+    t = await createTestApp();
+  });
+  afterAll(() => t.close());
+
+  /** Every maintained count next to count(*) over the rows it stands for. */
+  async function mismatches(): Promise<unknown[]> {
+    const { rows } = await sql<{ tenant_id: string; list: string; account_id: string; status: string; n: number; actual: number }>`
+      select c.tenant_id, c.list, c.account_id, c.status, c.n,
+        case when c.list = 'payments' then
+          (select count(*) from payments p where p.tenant_id = c.tenant_id
+             and (c.account_id = '' or p.account_id = c.account_id) and (c.status = '' or p.status = c.status))
+        else
+          (select count(*) from accounts a where a.tenant_id = c.tenant_id and (c.status = '' or a.status = c.status))
+        end as actual
+      from list_counts c`.execute(t.database.db.kysely);
+    const missing = await sql<{ n: number }>`
+      select count(*) as n from payments p where not exists (
+        select 1 from list_counts c where c.tenant_id = p.tenant_id and c.list = 'payments' and c.account_id = p.account_id and c.status = p.status)`.execute(t.database.db.kysely);
+    const wrong = rows.filter((r) => Number(r.n) !== Number(r.actual));
+    return Number(missing.rows[0].n) > 0 ? [...wrong, { missing: missing.rows[0].n }] : wrong;
+  }
+
+  it('stay equal to count(*) under random interleaved writes from two tenants', async () => {
+    const tenants = [await t.tenant('counts-a'), await t.tenant('counts-b')];
+    const state = tenants.map(() => ({ accounts: [] as string[], payments: [] as string[] }));
+    const run = async (tenant: number, op: Op) => {
+      const { key } = tenants[tenant];
+      const s = state[tenant];
+      switch (op.kind) {
+        case 'account': {
+          const r = await t.send('POST', '/v3/accounts', key, { name: 'A', email: 'a@example.com', currency: 'USD', status: op.status });
+          if (r.status === 201) s.accounts.push(r.body.data.id);
+          return;
+        }
+        case 'payment': {
+          if (!s.accounts.length) return;
+          const body = { account_id: s.accounts[op.account % s.accounts.length], amount: 1000, currency: 'USD', capture: op.capture, card: card(op.cardNumber) };
+          const r = await t.send('POST', '/v3/payments', key, body);
+          if (r.status === 201) s.payments.push(r.body.data.id);
+          return;
+        }
+        case 'capture':
+        case 'cancel':
+        case 'refund': {
+          if (!s.payments.length) return;
+          const id = s.payments[op.payment % s.payments.length];
+          await t.send('POST', `/v3/payments/${id}/${op.kind === 'refund' ? 'refunds' : op.kind}`, key, op.amount && op.kind !== 'cancel' ? { amount: op.amount } : undefined);
+          return;
+        }
+        case 'accountStatus':
+          if (s.accounts.length) await t.send('PATCH', `/v3/accounts/${s.accounts[op.account % s.accounts.length]}`, key, { status: op.status });
+          return;
+        case 'deleteAccount': {
+          if (!s.accounts.length) return;
+          const id = s.accounts[op.account % s.accounts.length];
+          if ((await t.send('DELETE', `/v3/accounts/${id}`, key)).status === 204) s.accounts.splice(s.accounts.indexOf(id), 1);
+          return;
+        }
+      }
+    };
+
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), opArb), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }), async (batches) => {
+        for (const batch of batches) await Promise.all(batch.map(([tenant, op]) => run(tenant, op)));
+        expect(await mismatches()).toEqual([]);
+      }),
+      { numRuns: 25 },
+    );
+    expect(state[0].payments.length + state[1].payments.length).toBeGreaterThan(20);
+  });
+});
