@@ -22,13 +22,20 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-export async function createTestApp(config: { publicUrl?: string; trustProxy?: boolean } = {}): Promise<TestContext> {
-  const database = await createTestDatabase();
-  const app = await buildApp({
+type TestAppConfig = { publicUrl?: string; trustProxy?: boolean };
+
+/** An app on a given database, with its own (fresh) boundary cache. */
+export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
+  return buildApp({
     config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent', cardFingerprintSecret: 'test-secret' },
     db: database.db,
     logger: false,
   });
+}
+
+export async function createTestApp(config: TestAppConfig = {}): Promise<TestContext> {
+  const database = await createTestDatabase();
+  const app = await appOn(database, config);
   return {
     app,
     database,
