@@ -15,6 +15,8 @@ export interface Config {
   pgPoolMax: number;
   /** Key for card fingerprints (HMAC); a deployment must set its own. */
   cardFingerprintSecret: string;
+  /** Shared state for several instances (page boundaries); in-process when unset. */
+  redisUrl: string | undefined;
 }
 
 export const DEFAULT_SQLITE_FILE = './data/payments.sqlite';
@@ -45,6 +47,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     pgPoolMax: Number(env.PG_POOL_MAX || 10),
     cardFingerprintSecret: env.CARD_FINGERPRINT_SECRET || 'dev-only-fingerprint-secret-change-me',
+    redisUrl: env.REDIS_URL || undefined,
   };
 }
 

@@ -3,14 +3,22 @@ import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { buildApp } from '../http/buildApp.ts';
 import { createDemoTenantIfEmpty } from '../seed/demoTenant.ts';
+import { Redis } from 'ioredis';
+import { memoryBoundaryCache, redisBoundaryCache } from '../pagination/boundaryCache.ts';
 
 /** Starts the API: migrate, (first embedded run) demo data, listen; closes cleanly on SIGTERM/SIGINT. */
 export async function serve(config: Config): Promise<void> {
   const db = openDatabase(config.databaseUrl, { poolMax: config.pgPoolMax });
   await migrateToLatest(db.kysely, db.dialect);
   const demo = config.embeddedDefault ? await createDemoTenantIfEmpty(db, config) : undefined;
-  const app = await buildApp({ config, db });
-  app.addHook('onClose', async () => db.close());
+  const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
+  redis?.on('error', () => {}); // boundaries fall back to OFFSET while Redis is away
+  const boundaries = redis ? redisBoundaryCache(redis) : memoryBoundaryCache();
+  const app = await buildApp({ config, db, boundaries });
+  app.addHook('onClose', async () => {
+    redis?.disconnect();
+    await db.close();
+  });
   let closing = false;
   const shutdown = (signal: string) => {
     if (closing) return;

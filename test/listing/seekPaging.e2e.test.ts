@@ -3,6 +3,9 @@ import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { card } from '../support/cards.ts';
 import { DEFERRED_JOIN_FROM } from '../../src/listing/fetchListPage.ts';
+import { redisBoundaryCache } from '../../src/pagination/boundaryCache.ts';
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
 
 const path = (url: string) => url.replace(/^https?:\/\/[^/]+/, '');
 
@@ -78,6 +81,25 @@ describe('deep pages: seek while walking, deferred join when cold', () => {
       expect(seen.length).toBe(before.size + 4);
     } finally {
       await other.close();
+    }
+  });
+
+  it('shares boundaries between instances through Redis, so the next page seeks on any of them', async () => {
+    const redis = new Redis('redis://127.0.0.1:6379');
+    const boundaries = redisBoundaryCache(redis, `test:${randomBytes(4).toString('hex')}:`);
+    const a = await appOn(t.database, { boundaries });
+    const b = await appOn(t.database, { boundaries });
+    try {
+      const headers = { authorization: `Bearer ${key}` };
+      const first = await a.inject({ url: '/v3/payments?sort=-amount&per_page=9&page=12', headers });
+      const next = await b.inject({ url: path(first.json().links.next), headers });
+      expect(next.headers['x-page-strategy']).toBe('seek');
+      const all = (await t.get('/v3/payments?sort=-amount&per_page=5000', key)).body.data;
+      expect(next.json().data).toEqual(all.slice(12 * 9, 13 * 9));
+    } finally {
+      await a.close();
+      await b.close();
+      await redis.quit();
     }
   });
 });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
+import type { BoundaryCache } from '../../src/pagination/boundaryCache.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 export interface TestContext {
@@ -22,7 +23,7 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-type TestAppConfig = { publicUrl?: string; trustProxy?: boolean };
+type TestAppConfig = { publicUrl?: string; trustProxy?: boolean; boundaries?: BoundaryCache };
 
 /** An app on a given database, with its own (fresh) boundary cache. */
 export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
@@ -30,6 +31,7 @@ export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
     config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent', cardFingerprintSecret: 'test-secret' },
     db: database.db,
     logger: false,
+    boundaries: config.boundaries,
   });
 }
 
