@@ -24,8 +24,7 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, lists: ListC
       response: { 200: EnvelopeSchema(AccountSchema) },
     },
     handler: listHandler(accountListSpec, publicUrl, async (request, query, paging) => {
-      const page = await listAccounts(lists, request.caller.tenantId, query, paging);
-      return { ...page, rows: page.rows.map(toAccountResource) };
+      return listAccounts(lists, request.caller.tenantId, query, paging);
     }),
   });
 

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ACCOUNT_STATUSES } from './accountListSpec.ts';
+import { StringEnum } from '../http/schemaTypes.ts';
 
 export const Metadata = Type.Record(Type.String(), Type.String(), { description: 'string → string, at most 50 keys' });
 
@@ -9,7 +10,7 @@ export const AccountSchema = Type.Object(
     name: Type.String(),
     email: Type.String(),
     currency: Type.String({ description: 'Default currency, ISO 4217' }),
-    status: Type.Union(ACCOUNT_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(ACCOUNT_STATUSES),
     metadata: Metadata,
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),

@@ -62,7 +62,7 @@ export async function buildApp({ config, db, logger, processor = sandboxProcesso
   registerProblemRendering(app);
   registerAuthentication(app, db.kysely);
   registerHealthRoutes(app, db, () => shuttingDown);
-  const lists = { db: db.kysely, boundaries };
+  const lists = { db: db.kysely, dialect: db.dialect, boundaries };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);

@@ -1,5 +1,5 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { Database, Dialect } from '../db/schema.ts';
 import { countedTotal, type CountedList } from '../counts/listCounts.ts';
 import type { BoundaryCache } from '../pagination/boundaryCache.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
@@ -14,6 +14,7 @@ export interface ListScope {
 
 export interface ListContext {
   db: Kysely<Database>;
+  dialect: Dialect;
   boundaries: BoundaryCache;
 }
 
@@ -47,13 +48,15 @@ function pageKey(table: ListTable, scope: ListScope, query: ListQuery, perPage: 
  * The rows come by seeking past the previous page's last row when a walker just read it, by a
  * deferred join (ids from the index, then rows) for cold deep pages, else by OFFSET.
  */
-export async function fetchListPage<Row>(
+export async function fetchListPage(
   ctx: ListContext,
   table: ListTable,
+  /** The resource as JSON text, built in SQL (see paymentJson.ts): rows arrive ready to send. */
+  resourceJson: RawBuilder<string>,
   scope: ListScope,
   query: ListQuery,
   paging: PageParams,
-): Promise<{ total: number; rows: Row[]; strategy: PageStrategy }> {
+): Promise<{ total: number; rows: string[]; strategy: PageStrategy }> {
   const { db, boundaries } = ctx;
   const scoped = () => {
     let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
@@ -70,22 +73,26 @@ export async function fetchListPage<Row>(
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.n));
 
+  // Each row: its JSON, and the raw sort-key columns the next page would seek past.
+  const sortColumns = [...new Set([...query.sort.map((k) => k.column), 'id'])] as Array<'id'>;
+  const output = [resourceJson.as('json'), ...sortColumns] as const;
+
   const key = pageKey(table, scope, query, paging.perPage);
   const previous = paging.page > 1 ? await boundaries.get(`${key}#${paging.page - 1}`) : undefined;
   let strategy: PageStrategy;
   let select: SelectQueryBuilder<Database, 'payments', object>;
   if (previous) {
     strategy = 'seek';
-    select = applyOrder(scoped().selectAll().where(afterBoundary(query.sort, previous)), query).limit(paging.perPage);
+    select = applyOrder(scoped().select(output).where(afterBoundary(query.sort, previous)), query).limit(paging.perPage);
   } else if (paging.offset >= DEFERRED_JOIN_FROM) {
     strategy = 'deferred-join';
     const ids = applyOrder(scoped().select('id'), query).limit(paging.perPage).offset(paging.offset);
-    select = applyOrder(db.selectFrom(table as 'payments').selectAll().where('id', 'in', ids), query);
+    select = applyOrder(db.selectFrom(table as 'payments').select(output).where('id', 'in', ids), query);
   } else {
     strategy = 'offset';
-    select = applyOrder(scoped().selectAll(), query).limit(paging.perPage).offset(paging.offset);
+    select = applyOrder(scoped().select(output), query).limit(paging.perPage).offset(paging.offset);
   }
-  const [rows, count] = await Promise.all([select.execute(), total]);
-  if (rows.length > 0) await boundaries.set(`${key}#${paging.page}`, boundaryOf(rows[rows.length - 1] as Record<string, unknown>, query.sort));
-  return { total: count, rows: rows as Row[], strategy };
+  const [rows, count] = (await Promise.all([select.execute(), total])) as [Array<Record<string, unknown>>, number];
+  if (rows.length > 0) await boundaries.set(`${key}#${paging.page}`, boundaryOf(rows[rows.length - 1], query.sort));
+  return { total: count, rows: rows.map((r) => r.json as string), strategy };
 }

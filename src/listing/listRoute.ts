@@ -1,13 +1,15 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildEnvelope } from '../pagination/buildEnvelope.ts';
+import { envelopeJson } from '../pagination/envelopeJson.ts';
 import { parsePageParams, type PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from '../http/requestOrigin.ts';
 import type { ListSpec } from './listSpec.ts';
 import { parseListQuery, type ListQuery, type RawListQuery } from './parseListQuery.ts';
 
-export interface PageOfRows<T> {
+export interface PageOfRows {
   total: number;
-  rows: T[];
+  /** Each row as JSON text, in order. */
+  rows: string[];
   strategy: string;
 }
 
@@ -22,10 +24,10 @@ declare module 'fastify' {
  * The handler shape every list endpoint shares: parse paging, filters and sort; fetch one
  * page and its total; wrap them in the envelope.
  */
-export function listHandler<T>(
+export function listHandler(
   spec: ListSpec,
   publicUrl: string | undefined,
-  fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<PageOfRows<T>>,
+  fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<PageOfRows>,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as RawListQuery & { page?: string; per_page?: string };
@@ -33,7 +35,7 @@ export function listHandler<T>(
     const query = parseListQuery(spec, raw);
     const { total, rows, strategy } = await fetchPage(request, query, paging);
     reply.header('x-page-strategy', strategy);
-    return buildEnvelope({
+    const envelope = buildEnvelope({
       origin: requestOrigin(request, publicUrl),
       pathAndQuery: request.url,
       total,
@@ -41,5 +43,7 @@ export function listHandler<T>(
       perPage: paging.perPage,
       rows,
     });
+    // The rows are JSON already; the envelope around them is the compiled contract (see envelopeJson.ts).
+    return reply.type('application/json; charset=utf-8').send(envelopeJson(envelope));
   };
 }

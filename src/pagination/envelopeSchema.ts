@@ -1,8 +1,9 @@
 import { Type, type TSchema } from 'typebox';
+import { Nullable } from '../http/schemaTypes.ts';
 
 // Not format: uri: links carry the client's own encoding, which may keep [ and ] unencoded.
 const Url = Type.String({ description: 'Absolute URL' });
-const NullableUrl = Type.Union([Url, Type.Null()]);
+const NullableUrl = Nullable(Url);
 
 /** The paginated list envelope (contract), around any item schema. */
 export function EnvelopeSchema<T extends TSchema>(item: T) {
@@ -11,12 +12,12 @@ export function EnvelopeSchema<T extends TSchema>(item: T) {
     links: Type.Object({ first: Url, last: Url, prev: NullableUrl, next: NullableUrl }),
     meta: Type.Object({
       current_page: Type.Integer(),
-      from: Type.Union([Type.Integer(), Type.Null()]),
+      from: Nullable(Type.Integer()),
       last_page: Type.Integer(),
       links: Type.Array(Type.Object({ url: NullableUrl, label: Type.String(), active: Type.Boolean() })),
       path: Url,
       per_page: Type.Integer(),
-      to: Type.Union([Type.Integer(), Type.Null()]),
+      to: Nullable(Type.Integer()),
       total: Type.Integer(),
     }),
   });

@@ -1,5 +1,6 @@
-import type { Kysely, Selectable } from 'kysely';
-import type { Database, PaymentTable } from '../db/schema.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { paymentJsonSql } from './paymentJson.ts';
 import { fetchListPage, type ListContext, type ListScope } from '../listing/fetchListPage.ts';
 import type { ListQuery } from '../listing/parseListQuery.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
@@ -10,5 +11,5 @@ export async function findPayment(db: Kysely<Database>, tenantId: string, id: st
 
 /** One page of a tenant's payments, optionally of one account, with the total that matches. */
 export function listPayments(ctx: ListContext, scope: ListScope, query: ListQuery, paging: PageParams) {
-  return fetchListPage<Selectable<PaymentTable>>(ctx, 'payments', scope, query, paging);
+  return fetchListPage(ctx, 'payments', paymentJsonSql(ctx.dialect), scope, query, paging);
 }

@@ -26,7 +26,7 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
     schema: { summary: 'List payments', ...listSchema },
     handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
       const page = await listPayments(lists, { tenantId: request.caller.tenantId }, query, paging);
-      return { ...page, rows: page.rows.map(toPaymentResource) };
+      return page;
     }),
   });
 
@@ -40,7 +40,7 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
         throw notFound(`No account ${account}.`);
       }
       const page = await listPayments(lists, { tenantId, accountId: account }, query, paging);
-      return { ...page, rows: page.rows.map(toPaymentResource) };
+      return page;
     }),
   });
 

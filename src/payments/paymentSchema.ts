@@ -1,11 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { CARD_BRANDS, PAYMENT_STATUSES } from './paymentListSpec.ts';
 import { Metadata } from '../accounts/accountSchema.ts';
+import { Nullable, StringEnum } from '../http/schemaTypes.ts';
 
-const NullableString = Type.Union([Type.String(), Type.Null()]);
+const NullableString = Nullable(Type.String());
 
 export const CardSchema = Type.Object({
-  brand: Type.Union(CARD_BRANDS.map((b) => Type.Literal(b))),
+  brand: StringEnum(CARD_BRANDS),
   last4: Type.String({ pattern: '^[0-9]{4}$' }),
   exp_month: Type.Integer({ minimum: 1, maximum: 12 }),
   exp_year: Type.Integer(),
@@ -18,16 +19,16 @@ export const PaymentSchema = Type.Object(
     account_id: Type.String(),
     amount: Type.Integer({ description: 'In the currency’s minor unit' }),
     currency: Type.String(),
-    status: Type.Union(PAYMENT_STATUSES.map((s) => Type.Literal(s))),
+    status: StringEnum(PAYMENT_STATUSES),
     amount_refunded: Type.Integer(),
-    method: Type.Literal('card'),
+    method: StringEnum(['card'] as const),
     card: CardSchema,
     description: NullableString,
     reference: NullableString,
     failure_code: NullableString,
     failure_message: NullableString,
     metadata: Metadata,
-    captured_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+    captured_at: Nullable(Type.String({ format: 'date-time' })),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },

@@ -50,6 +50,11 @@ describe('filters and sorting (API.md §4)', () => {
   });
   afterAll(() => t.close());
 
+  it('lists each record exactly as its single-resource endpoint shows it', async () => {
+    for (const account of accounts.slice(0, 10)) expect((await t.get(`/v3/accounts/${account.id}`, key)).body.data).toEqual(account);
+    for (const payment of payments.slice(0, 50)) expect((await t.get(`/v3/payments/${payment.id}`, key)).body.data).toEqual(payment);
+  });
+
   it('lists every payment and account of the tenant, oldest first', () => {
     expect(payments).toHaveLength(600);
     expect(accounts).toHaveLength(30);

@@ -1,0 +1,80 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { openDatabase } from '../../src/db/database.ts';
+import { migrateToLatest } from '../../src/db/migrate.ts';
+
+const run = promisify(execFile);
+export const BENCH_TENANT = 'bench';
+
+export type BenchDialect = 'sqlite' | 'postgres';
+
+export interface Dataset {
+  dialect: BenchDialect;
+  payments: number;
+  url: string;
+  key: string;
+}
+
+const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+
+export function datasetUrl(dialect: BenchDialect, payments: number): string {
+  if (dialect === 'sqlite') {
+    mkdirSync(resolve('data/bench'), { recursive: true });
+    return `sqlite:${resolve(`data/bench/payments-${payments}.sqlite`)}`;
+  }
+  return `${PG_BASE}?options=${encodeURIComponent(`-c search_path=bench_${payments}`)}`;
+}
+
+function cli(url: string, ...args: string[]) {
+  return run(process.execPath, ['src/cli/main.ts', ...args], {
+    env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+    maxBuffer: 1 << 24,
+  });
+}
+
+/** Builds a dataset through the seed command, or reuses it when it already holds exactly that many payments. */
+export async function ensureDataset(dialect: BenchDialect, payments: number, log: (line: string) => void): Promise<Dataset> {
+  const url = datasetUrl(dialect, payments);
+  if (dialect === 'postgres') {
+    const admin = new pg.Client({ connectionString: PG_BASE });
+    await admin.connect();
+    await admin.query(`create schema if not exists bench_${payments}`);
+    await admin.end();
+  }
+  const db = openDatabase(url);
+  try {
+    await migrateToLatest(db.kysely, db.dialect);
+    const existing = await db.kysely
+      .selectFrom('list_counts')
+      .innerJoin('tenants', 'tenants.id', 'list_counts.tenant_id')
+      .select('n')
+      .where('tenants.name', '=', BENCH_TENANT)
+      .where('list', '=', 'payments')
+      .where('account_id', '=', '')
+      .where('status', '=', '')
+      .executeTakeFirst();
+    if (Number(existing?.n ?? -1) !== payments) {
+      if (existing) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);
+      const started = performance.now();
+      const accounts = Math.max(10, Math.min(1000, Math.round(payments / 1000)));
+      await cli(url, 'seed', '--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench');
+      log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+      // Fresh statistics and a visibility map, as a running database would have (index-only scans need it).
+      if (dialect === 'postgres') {
+        const admin = new pg.Client({ connectionString: url });
+        await admin.connect();
+        await admin.query('vacuum analyze');
+        await admin.end();
+      }
+    } else {
+      log(`  reusing ${payments.toLocaleString('en')} payments on ${dialect}`);
+    }
+  } finally {
+    await db.close();
+  }
+  const key = (await cli(url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
+  return { dialect, payments, url, key };
+}
