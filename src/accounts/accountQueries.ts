@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { accountJsonSql } from './accountJson.ts';
 import { fetchListPage, type ListContext } from '../listing/fetchListPage.ts';
 import type { ListQuery } from '../listing/parseListQuery.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
@@ -15,5 +14,5 @@ export async function accountExists(db: Kysely<Database>, tenantId: string, id: 
 }
 
 export function listAccounts(ctx: ListContext, tenantId: string, query: ListQuery, paging: PageParams) {
-  return fetchListPage(ctx, 'accounts', accountJsonSql(ctx.dialect), { tenantId }, query, paging);
+  return fetchListPage(ctx, 'accounts', { tenantId }, query, paging);
 }

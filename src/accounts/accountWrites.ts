@@ -5,6 +5,7 @@ import { isIso4217 } from '../money/currencies.ts';
 import { notFound, Problem, validationProblem } from '../http/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
+import { withAccountResource } from './accountResource.ts';
 
 function conflict(title: string, detail: string): Problem {
   return new Problem({ status: 409, type: 'https://docs.payments.example/problems/conflict', title, detail });
@@ -13,7 +14,7 @@ function conflict(title: string, detail: string): Problem {
 export async function createAccount(trx: Transaction<Database>, tenantId: string, input: CreateAccountInput) {
   if (!isIso4217(input.currency)) throw validationProblem({ currency: ['is not an ISO 4217 currency code'] });
   const now = new Date().toISOString();
-  const row = {
+  const row = withAccountResource({
     id: newId('acc'),
     tenant_id: tenantId,
     name: input.name,
@@ -23,7 +24,7 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     metadata: JSON.stringify(input.metadata ?? {}),
     created_at: now,
     updated_at: now,
-  };
+  });
   await trx.insertInto('accounts').values(row).execute();
   await adjustCounts(trx, tenantId, accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })));
   return row;
@@ -40,16 +41,18 @@ export async function updateAccount(trx: Transaction<Database>, dialect: Dialect
   const current = await lockAccount(trx, dialect, tenantId, id);
   if (!current) throw notFound(`No account ${id}.`);
   if (current.status === 'closed') throw conflict('The account is closed', 'A closed account cannot be changed.');
-  const changes = {
+  const fields = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.email !== undefined ? { email: input.email } : {}),
     ...(input.status !== undefined ? { status: input.status } : {}),
     ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
     updated_at: new Date().toISOString(),
   };
+  const updated = withAccountResource({ ...current, ...fields });
+  const changes = { ...fields, resource: updated.resource };
   await trx.updateTable('accounts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
   if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status));
-  return { ...current, ...changes };
+  return updated;
 }
 
 export async function deleteAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {

@@ -3,17 +3,19 @@ import type { Database, Dialect } from './schema.ts';
 import { initialMigration } from './migrations/0001_initial.ts';
 import { idempotencyMigration } from './migrations/0002_idempotency.ts';
 import { listCountsMigration } from './migrations/0003_list_counts.ts';
+import { resourceJsonMigration } from './migrations/0004_resource_json.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
     '0002_idempotency': idempotencyMigration(dialect),
     '0003_list_counts': listCountsMigration(dialect),
+    '0004_resource_json': resourceJsonMigration,
   };
 }
 
-/** Brings the schema up to date; safe to run on every start (already-applied steps are skipped). */
-export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+/** The migrator over this project's migrations (tests also step it to a given version). */
+export async function migratorFor(db: Kysely<Database>, dialect: Dialect): Promise<Migrator> {
   const provider: MigrationProvider = { getMigrations: async () => migrationsFor(dialect) };
   // Kysely finds its bookkeeping tables by introspecting every schema; on PostgreSQL, pin them
   // to the schema in use so databases with several schemas (tests, side-by-side copies) work.
@@ -21,8 +23,12 @@ export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): P
     dialect === 'postgres'
       ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
       : undefined;
-  const migrator = new Migrator({ db, provider, migrationTableSchema });
-  const { error, results } = await migrator.migrateToLatest();
+  return new Migrator({ db, provider, migrationTableSchema });
+}
+
+/** Brings the schema up to date; safe to run on every start (already-applied steps are skipped). */
+export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
+  const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

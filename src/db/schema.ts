@@ -26,6 +26,8 @@ export interface AccountTable {
   metadata: string | Record<string, string>;
   created_at: string;
   updated_at: string;
+  /** The API representation as JSON text, rendered on every write (migration 0004). */
+  resource: string;
 }
 
 export interface PaymentTable {
@@ -50,6 +52,8 @@ export interface PaymentTable {
   captured_at: string | null;
   created_at: string;
   updated_at: string;
+  /** The API representation as JSON text, rendered on every write (migration 0004). */
+  resource: string;
 }
 
 export interface IdempotencyKeyTable {

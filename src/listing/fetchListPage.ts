@@ -1,4 +1,4 @@
-import type { Kysely, RawBuilder, SelectQueryBuilder } from 'kysely';
+import type { Kysely, SelectQueryBuilder } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { countedTotal, type CountedList } from '../counts/listCounts.ts';
 import type { BoundaryCache } from '../pagination/boundaryCache.ts';
@@ -51,8 +51,6 @@ function pageKey(table: ListTable, scope: ListScope, query: ListQuery, perPage: 
 export async function fetchListPage(
   ctx: ListContext,
   table: ListTable,
-  /** The resource as JSON text, built in SQL (see paymentJson.ts): rows arrive ready to send. */
-  resourceJson: RawBuilder<string>,
   scope: ListScope,
   query: ListQuery,
   paging: PageParams,
@@ -73,9 +71,9 @@ export async function fetchListPage(
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.n));
 
-  // Each row: its JSON, and the raw sort-key columns the next page would seek past.
+  // Each row: its stored JSON representation, and the sort-key columns the next page seeks past.
   const sortColumns = [...new Set([...query.sort.map((k) => k.column), 'id'])] as Array<'id'>;
-  const output = [resourceJson.as('json'), ...sortColumns] as const;
+  const output = ['resource', ...sortColumns] as const;
 
   const key = pageKey(table, scope, query, paging.perPage);
   const previous = paging.page > 1 ? await boundaries.get(`${key}#${paging.page - 1}`) : undefined;
@@ -94,5 +92,5 @@ export async function fetchListPage(
   }
   const [rows, count] = (await Promise.all([select.execute(), total])) as [Array<Record<string, unknown>>, number];
   if (rows.length > 0) await boundaries.set(`${key}#${paging.page}`, boundaryOf(rows[rows.length - 1], query.sort));
-  return { total: count, rows: rows.map((r) => r.json as string), strategy };
+  return { total: count, rows: rows.map((r) => r.resource as string), strategy };
 }

@@ -1,6 +1,5 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { paymentJsonSql } from './paymentJson.ts';
 import { fetchListPage, type ListContext, type ListScope } from '../listing/fetchListPage.ts';
 import type { ListQuery } from '../listing/parseListQuery.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
@@ -11,5 +10,5 @@ export async function findPayment(db: Kysely<Database>, tenantId: string, id: st
 
 /** One page of a tenant's payments, optionally of one account, with the total that matches. */
 export function listPayments(ctx: ListContext, scope: ListScope, query: ListQuery, paging: PageParams) {
-  return fetchListPage(ctx, 'payments', paymentJsonSql(ctx.dialect), scope, query, paging);
+  return fetchListPage(ctx, 'payments', scope, query, paging);
 }

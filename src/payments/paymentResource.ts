@@ -3,7 +3,7 @@ import type { PaymentTable } from '../db/schema.ts';
 import { readJsonObject } from '../db/jsonColumn.ts';
 import type { Payment } from './paymentSchema.ts';
 
-export function toPaymentResource(row: Selectable<PaymentTable>): Payment {
+export function toPaymentResource(row: Omit<Selectable<PaymentTable>, 'resource'>): Payment {
   return {
     id: row.id,
     account_id: row.account_id,
@@ -28,4 +28,9 @@ export function toPaymentResource(row: Selectable<PaymentTable>): Payment {
     created_at: row.created_at,
     updated_at: row.updated_at,
   };
+}
+
+/** A payment row with its stored representation filled in: what every write saves. */
+export function withPaymentResource<T extends Omit<Selectable<PaymentTable>, 'resource'>>(row: T): T & { resource: string } {
+  return { ...row, resource: JSON.stringify(toPaymentResource(row)) };
 }

@@ -8,6 +8,7 @@ import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
+import { withPaymentResource } from './paymentResource.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -30,7 +31,7 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
   const status = nextStatus('pending', event)!;
   const now = new Date().toISOString();
-  const row: Selectable<PaymentTable> = {
+  const row: Selectable<PaymentTable> = withPaymentResource({
     id: newId('pay'),
     tenant_id: tenantId,
     account_id: input.account_id,
@@ -52,7 +53,7 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
     captured_at: status === 'succeeded' ? now : null,
     created_at: now,
     updated_at: now,
-  };
+  });
   await trx.insertInto('payments').values(row).execute();
   await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })));
   return row;
@@ -76,10 +77,10 @@ function illegal(row: { id: string; status: string }, action: string, event: Pay
 }
 
 async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
-  const updated = { ...row, ...changes, updated_at: new Date().toISOString() };
+  const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
   await trx
     .updateTable('payments')
-    .set({ ...changes, updated_at: updated.updated_at })
+    .set({ ...changes, updated_at: updated.updated_at, resource: updated.resource })
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();

@@ -2,6 +2,8 @@ import { monotonicFactory } from 'ulid';
 import type { AccountTable, PaymentTable } from '../db/schema.ts';
 import { cardFingerprint } from '../payments/cardFingerprint.ts';
 import type { SeedRandom } from './seedRandom.ts';
+import { withAccountResource } from '../accounts/accountResource.ts';
+import { withPaymentResource } from '../payments/paymentResource.ts';
 
 const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Linus', 'Frances', 'John', 'Hedy', 'Tim', 'Katherine', 'Dennis', 'Sophie', 'Yukihiro', 'Guido', 'Anders'];
 const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Torvalds', 'Allen', 'McCarthy', 'Lamarr', 'Berners-Lee', 'Johnson', 'Ritchie', 'Wilson', 'Matsumoto', 'van Rossum', 'Hejlsberg'];
@@ -67,7 +69,7 @@ export function makeAccount(
       fingerprint: cardFingerprint(secret, number),
     };
   });
-  const row: AccountTable = {
+  const row: AccountTable = withAccountResource({
     id: accountId,
     tenant_id: tenantId,
     name,
@@ -77,7 +79,7 @@ export function makeAccount(
     metadata: JSON.stringify(business ? { segment: 'business' } : {}),
     created_at: created,
     updated_at: created,
-  };
+  });
   return { row, account: { id: accountId, currency, cards } };
 }
 
@@ -102,7 +104,7 @@ export function makePayment(
   const amountRefunded = status === 'refunded' ? amount : status === 'partially_refunded' ? random.int(1, amount - 1) : 0;
   const failure = status === 'failed' ? random.pick(FAILURES) : null;
   const updatedMs = createdMs + (status === 'pending' ? 0 : random.int(1000, 7 * DAY));
-  return {
+  return withPaymentResource({
     id: id('pay', createdMs),
     tenant_id: tenantId,
     account_id: account.id,
@@ -124,7 +126,7 @@ export function makePayment(
     captured_at: captured,
     created_at: created,
     updated_at: new Date(Math.max(updatedMs, captured ? Date.parse(captured) : 0)).toISOString(),
-  };
+  });
 }
 
 export { DAY };

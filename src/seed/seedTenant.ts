@@ -15,8 +15,10 @@ export interface SeedOptions {
   fingerprintSecret: string;
 }
 
-/** Rows a multi-row INSERT carries: under SQLite's 32,766 and PostgreSQL's 65,535 parameters. */
-const BATCH = { sqlite: 1500, postgres: 3000 } as const;
+/** Bound parameters one statement may carry: SQLite's 32,766 and PostgreSQL's 65,535. */
+const MAX_PARAMETERS = { sqlite: 32_766, postgres: 65_535 } as const;
+/** Payment rows have the most columns; size every multi-row INSERT for them. */
+const PAYMENT_COLUMNS = 22;
 
 /**
  * Adds exactly N accounts and M payments to a tenant (created if missing). The same seed on
@@ -30,7 +32,7 @@ export async function seedTenant(db: Kysely<Database>, dialect: Dialect, options
   const random = new SeedRandom(`${options.seed}/${options.tenant}/${before.accounts}/${before.payments}`);
   const id = seededIds(random);
   const until = options.until.getTime();
-  const batch = BATCH[dialect];
+  const batch = Math.floor(MAX_PARAMETERS[dialect] / PAYMENT_COLUMNS);
 
   await db.transaction().execute(async (trx) => {
     const existing = await trx.selectFrom('accounts').select(['id', 'currency']).where('tenant_id', '=', tenant.id).execute();

@@ -1,0 +1,54 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { openDatabase, type Db } from '../../src/db/database.ts';
+import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
+import { toPaymentResource } from '../../src/payments/paymentResource.ts';
+import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
+
+async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
+  if (TEST_DIALECT === 'postgres') {
+    const schema = `m_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const db = openDatabase(TEST_PG_URL, { searchPath: schema });
+    return { db, drop: async () => { await db.close(); await admin.query(`drop schema ${schema} cascade`); await admin.end(); } };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'migrate-'));
+  const db = openDatabase(`sqlite:${join(dir, 'm.sqlite')}`);
+  return { db, drop: async () => { await db.close(); rmSync(dir, { recursive: true }); } };
+}
+
+describe('migrations', () => {
+  it('backfill counts and stored representations for rows written before them', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const { error } = await (await migratorFor(db.kysely, db.dialect)).migrateTo('0002_idempotency');
+      expect(error).toBeUndefined();
+      const now = '2026-01-02T03:04:05.678Z';
+      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
+        values ('acc_1', 'ten_1', 'Old', 'old@example.com', 'USD', 'active', '{"a":"b"}', ${now}, ${now})`.execute(db.kysely);
+      await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+          card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
+        values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
+
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json']);
+      const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
+      expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
+      expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
+      const counts = await db.kysely.selectFrom('list_counts').select(['list', 'account_id', 'status', 'n']).orderBy('list').orderBy('account_id').orderBy('status').execute();
+      expect(counts.map((c) => [c.list, c.account_id, c.status, Number(c.n)])).toEqual([
+        ['accounts', '', '', 1], ['accounts', '', 'active', 1],
+        ['payments', '', '', 1], ['payments', '', 'succeeded', 1], ['payments', 'acc_1', '', 1], ['payments', 'acc_1', 'succeeded', 1],
+      ]);
+    } finally {
+      await drop();
+    }
+  });
+});
