@@ -28,7 +28,8 @@ export function datasetUrl(dialect: BenchDialect, payments: number): string {
   return `${PG_BASE}?options=${encodeURIComponent(`-c search_path=bench_${payments}`)}`;
 }
 
-function cli(url: string, ...args: string[]) {
+/** Runs `cli <args>` on a database, as an operator would (the bench and the soak build datasets so). */
+export function cli(url: string, ...args: string[]) {
   return run(process.execPath, ['src/cli/main.ts', ...args], {
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
     maxBuffer: 1 << 24,

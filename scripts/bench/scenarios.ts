@@ -8,12 +8,12 @@ export interface Measured {
 }
 
 /** Drives one URL with autocannon; every non-2xx counts as an error. */
-export async function hammer(url: string, key: string, seconds: number, connections: number): Promise<Measured> {
+export async function hammer(url: string, key: string, seconds: number, connections: number, headers: Record<string, string> = {}): Promise<Measured> {
   const result = await autocannon({
     url,
     connections,
     duration: seconds,
-    headers: { authorization: `Bearer ${key}` },
+    headers: { authorization: `Bearer ${key}`, ...headers },
   });
   return {
     rps: result.requests.average,
@@ -25,6 +25,8 @@ export async function hammer(url: string, key: string, seconds: number, connecti
 
 export interface Walk {
   seconds: number;
+  /** The sum of the server's own Server-Timing durations: time spent in the server, not on the wire or in this client. */
+  serverSeconds: number;
   rows: number;
   megabytesPerSecond: number;
   pages: number;
@@ -36,10 +38,12 @@ export async function walk(origin: string, path: string, key: string): Promise<W
   let rows = 0;
   let bytes = 0;
   let pages = 0;
+  let serverMs = 0;
   const started = performance.now();
   while (url) {
     const response: Response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
     if (!response.ok) throw new Error(`${url}: ${response.status}`);
+    serverMs += Number(/dur=([0-9.]+)/.exec(response.headers.get('server-timing') ?? '')?.[1] ?? NaN);
     const text = await response.text();
     bytes += text.length;
     const body = JSON.parse(text) as { data: unknown[]; links: { next: string | null } };
@@ -48,7 +52,7 @@ export async function walk(origin: string, path: string, key: string): Promise<W
     url = body.links.next;
   }
   const seconds = (performance.now() - started) / 1000;
-  return { seconds, rows, pages, megabytesPerSecond: bytes / 1e6 / seconds };
+  return { seconds, serverSeconds: serverMs / 1000, rows, pages, megabytesPerSecond: bytes / 1e6 / seconds };
 }
 
 /** Fetches one page (to warm a walker's boundary, or to read ids). */

@@ -1,3 +1,4 @@
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
@@ -8,6 +9,8 @@ import { findActiveKeyByHash } from './tenantQueries.ts';
 export interface Caller {
   tenantId: string;
   scopes: Scope[];
+  /** SHA-256 of the key: what per-key state (rate limits) is keyed by, never the key itself. */
+  keyHash: string;
 }
 
 declare module 'fastify' {
@@ -27,9 +30,23 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
   if (!header) throw unauthorized('Send an API key as Authorization: Bearer <key>.');
   const match = BEARER.exec(header);
   if (!match) throw unauthorized('The Authorization header must be Bearer <key>.');
-  const key = await findActiveKeyByHash(db, hashApiKey(match[1]));
-  if (!key) throw unauthorized('The API key is not valid.');
-  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[] };
+  const hash = hashApiKey(match[1]);
+  const key = await findActiveKeyByHash(db, hash);
+  if (!key || !sameHash(key.key_hash, hash)) throw unauthorized('The API key is not valid.');
+  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash };
+}
+
+/**
+ * The database finds the row by the hash, and its index compares byte by byte with an early
+ * exit; that leaks only how much of a SHA-256 matched, which an attacker cannot steer towards a
+ * key (they would need preimages). The final word is this comparison, in constant time, of the
+ * stored and the computed hash, so no step that decides "valid key" takes a time that depends
+ * on how close a guess was — whatever collation or index the database uses.
+ */
+function sameHash(stored: string, computed: string): boolean {
+  const a = Buffer.from(stored, 'hex');
+  const b = Buffer.from(computed, 'hex');
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Authenticates every route that declares a scope, before its input is even validated. */

@@ -5,7 +5,6 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, createTenant, findTenantByName } from '../auth/tenantQueries.ts';
 import { parseScopes } from '../auth/apiKey.ts';
 import { seedTenant } from '../seed/seedTenant.ts';
-import { serve } from './serve.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [flags]
 
@@ -109,9 +108,12 @@ async function main(argv: string[]): Promise<void> {
       console.error(`seeded ${result.accounts} accounts and ${result.payments} payments into ${options.tenant} in ${seconds}s`);
       return;
     }
-    case 'serve':
+    case 'serve': {
+      // Loaded only here: the HTTP stack is most of the start-up time of the other commands.
+      const { serve } = await import('./serve.ts');
       await serve(loadConfig());
       return;
+    }
     default:
       throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
   }

@@ -9,16 +9,34 @@ import { sqlitePathOf } from '../config.ts';
 export interface Db {
   kysely: Kysely<Database>;
   dialect: Dialect;
-  /** True when the database answers a trivial query. */
+  /** Connections in use and waiting, for metrics. */
+  poolStats(): PoolStats;
+  /** True when the database answers a trivial query within the ping timeout. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 export interface OpenOptions {
   poolMax?: number;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   searchPath?: string;
+  /** PostgreSQL `statement_timeout` (ms) on every pooled connection; 0 or unset: none. */
+  statementTimeoutMs?: number;
+  /** PostgreSQL: give up connecting, or waiting for a free pooled client, after this long. */
+  connectionTimeoutMs?: number;
+  /** How long a readiness ping may take before it counts as "not answering". */
+  pingTimeoutMs?: number;
 }
+
+export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
+export const DEFAULT_PING_TIMEOUT_MS = 2_000;
 
 const PG_TIMESTAMPTZ = 1184;
 const PG_INT8 = 20;
@@ -45,31 +63,48 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: options.poolMax ?? 10,
+      // Without a bound a request waits forever while the server is unreachable or the pool is drained.
+      connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
       options: `-c TimeZone=UTC${schemaOption}`,
       types: pgTypes(),
+      // A runaway statement is cancelled by the server (a 503, like the connection timeout above).
+      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});
+    // Nor may a checked-out one (between a transaction's statements when the server restarts):
+    // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
+    pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
-    return wrap(kysely, 'postgres');
+    return wrap(kysely, 'postgres', options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
   }
   const path = sqlitePathOf(databaseUrl);
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(path)) });
-  return wrap(kysely, 'sqlite');
+  // One synchronous connection: it is always there and never waited for.
+  return wrap(kysely, 'sqlite', options, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
 }
 
-function wrap(kysely: Kysely<Database>, dialect: Dialect): Db {
+function wrap(kysely: Kysely<Database>, dialect: Dialect, options: OpenOptions, poolStats: () => PoolStats): Db {
+  const pingTimeoutMs = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
   return {
     kysely,
     dialect,
+    poolStats,
     async ping() {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((done) => {
+        timer = setTimeout(() => done(false), pingTimeoutMs);
+      });
+      const answered = sql`select 1`.execute(kysely).then(
+        () => true,
+        () => false,
+      );
       try {
-        await sql`select 1`.execute(kysely);
-        return true;
-      } catch {
-        return false;
+        return await Promise.race([answered, timedOut]);
+      } finally {
+        clearTimeout(timer);
       }
     },
     close: () => kysely.destroy(),

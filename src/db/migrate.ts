@@ -4,6 +4,7 @@ import { initialMigration } from './migrations/0001_initial.ts';
 import { idempotencyMigration } from './migrations/0002_idempotency.ts';
 import { listCountsMigration } from './migrations/0003_list_counts.ts';
 import { resourceJsonMigration } from './migrations/0004_resource_json.ts';
+import { accountStatusIndexMigration } from './migrations/0005_account_status_index.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -11,6 +12,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0002_idempotency': idempotencyMigration(dialect),
     '0003_list_counts': listCountsMigration(dialect),
     '0004_resource_json': resourceJsonMigration,
+    '0005_account_status_index': accountStatusIndexMigration,
   };
 }
 

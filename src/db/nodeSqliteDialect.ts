@@ -1,48 +1,132 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
-import { SqliteDialect } from 'kysely';
+import {
+  CompiledQuery,
+  SqliteAdapter,
+  SqliteIntrospector,
+  SqliteQueryCompiler,
+  type DatabaseConnection,
+  type Dialect,
+  type Driver,
+  type Kysely,
+  type QueryResult,
+} from 'kysely';
 
 /**
- * Kysely's SqliteDialect speaks the better-sqlite3 interface; node:sqlite is close but
- * spreads parameters and has no `reader` flag, so this bridges the two. A statement is a
- * reader when it yields columns (SELECT, or anything with RETURNING).
+ * How long one stretch of reading rows may hold the event loop. node:sqlite is synchronous:
+ * a 5000-row page read in one go blocks every other request (even /health) for tens of ms.
+ * Reading row by row and yielding between stretches keeps the loop responsive; the connection
+ * stays locked meanwhile, so no other statement interleaves on it.
  */
-class StatementBridge {
-  readonly #stmt: StatementSync;
-  readonly reader: boolean;
-  constructor(stmt: StatementSync) {
-    this.#stmt = stmt;
-    this.reader = stmt.columns().length > 0;
+export const MAX_STRETCH_MS = 4;
+
+/** A statement is a reader when it yields columns (SELECT, or anything with RETURNING). */
+interface Prepared {
+  stmt: StatementSync;
+  reader: boolean;
+}
+
+class NodeSqliteConnection implements DatabaseConnection {
+  readonly #db: DatabaseSync;
+  // Kysely compiles the same SQL text for every call of one query shape, so cache statements.
+  readonly #statements = new Map<string, Prepared>();
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
   }
-  all(parameters: readonly unknown[]) {
-    return this.#stmt.all(...(parameters as SQLInputValue[]));
+
+  #prepare(sql: string): Prepared {
+    let prepared = this.#statements.get(sql);
+    if (!prepared) {
+      const stmt = this.#db.prepare(sql);
+      prepared = { stmt, reader: stmt.columns().length > 0 };
+      if (this.#statements.size > 500) this.#statements.clear();
+      this.#statements.set(sql, prepared);
+    }
+    return prepared;
   }
-  run(parameters: readonly unknown[]) {
-    const { changes, lastInsertRowid } = this.#stmt.run(...(parameters as SQLInputValue[]));
-    return { changes, lastInsertRowid };
+
+  /**
+   * When the current stretch of synchronous work began. Kept per connection, not per
+   * statement: a chain of short statements (the skip hops, a transaction's writes) awaits only
+   * settled promises, which let microtasks in but never I/O, so it must yield too.
+   */
+  #stretchStarted = performance.now();
+
+  async #yieldIfLong(): Promise<void> {
+    if (performance.now() - this.#stretchStarted > MAX_STRETCH_MS) {
+      await nextTurn();
+      this.#stretchStarted = performance.now();
+    }
   }
-  iterate(parameters: readonly unknown[]) {
-    return this.#stmt.iterate(...(parameters as SQLInputValue[]));
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    await this.#yieldIfLong();
+    const { stmt, reader } = this.#prepare(compiled.sql);
+    const parameters = compiled.parameters as SQLInputValue[];
+    if (!reader) {
+      const { changes, lastInsertRowid } = stmt.run(...parameters);
+      await this.#yieldIfLong();
+      return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    }
+    const rows: R[] = [];
+    for (const row of stmt.iterate(...parameters)) {
+      rows.push(row as R);
+      if ((rows.length & 63) === 0) await this.#yieldIfLong();
+    }
+    await this.#yieldIfLong();
+    return { rows };
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    const { stmt } = this.#prepare(compiled.sql);
+    for (const row of stmt.iterate(...(compiled.parameters as SQLInputValue[]))) yield { rows: [row as R] };
   }
 }
 
-class DatabaseBridge {
-  readonly raw: DatabaseSync;
-  // Kysely compiles the same SQL text for every call of one query shape, so cache statements.
-  readonly #statements = new Map<string, StatementBridge>();
-  constructor(raw: DatabaseSync) {
-    this.raw = raw;
+/** SQLite has one connection: a queue hands it to one query or transaction at a time. */
+class NodeSqliteDriver implements Driver {
+  readonly #db: DatabaseSync;
+  readonly #connection: NodeSqliteConnection;
+  #queue: Promise<void> = Promise.resolve();
+  #release: (() => void) | undefined;
+
+  constructor(db: DatabaseSync) {
+    this.#db = db;
+    this.#connection = new NodeSqliteConnection(db);
   }
-  prepare(sql: string) {
-    let stmt = this.#statements.get(sql);
-    if (!stmt) {
-      stmt = new StatementBridge(this.raw.prepare(sql));
-      if (this.#statements.size > 500) this.#statements.clear();
-      this.#statements.set(sql, stmt);
-    }
-    return stmt;
+
+  async init(): Promise<void> {}
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    const previous = this.#queue;
+    let release!: () => void;
+    this.#queue = new Promise((resolve) => (release = resolve));
+    await previous;
+    this.#release = release;
+    return this.#connection;
   }
-  close() {
-    this.raw.close();
+
+  async releaseConnection(): Promise<void> {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin'));
+  }
+
+  async commitTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('commit'));
+  }
+
+  async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('rollback'));
+  }
+
+  async destroy(): Promise<void> {
+    this.#db.close();
   }
 }
 
@@ -54,7 +138,12 @@ export function openSqlite(path: string): DatabaseSync {
   return raw;
 }
 
-export function nodeSqliteDialect(raw: DatabaseSync): SqliteDialect {
-  // The bridge satisfies the subset of better-sqlite3 that Kysely calls.
-  return new SqliteDialect({ database: new DatabaseBridge(raw) as never });
+/** Kysely over Node's built-in SQLite: Kysely's SQLite compiler and adapter, our driver. */
+export function nodeSqliteDialect(db: DatabaseSync): Dialect {
+  return {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new NodeSqliteDriver(db),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createIntrospector: (kysely: Kysely<unknown>) => new SqliteIntrospector(kysely),
+  };
 }

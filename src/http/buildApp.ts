@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './routeDocs.ts';
-import type { Config } from '../config.ts';
+import type { Redis } from 'ioredis';
+import { DEFAULT_LIMITS, type Config, type ResourceLimits } from '../config.ts';
 import type { Db } from '../db/database.ts';
 import { registerAuthentication } from '../auth/authenticate.ts';
 import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
@@ -12,37 +13,84 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { memoryBoundaryCache, type BoundaryCache } from '../pagination/boundaryCache.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
-import { parseQueryString } from './parseQueryString.ts';
-import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
+import { clientErrorHandler, registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { rateLimits } from '../limits/rateLimits.ts';
+import { BASELINE_SECURITY_HEADERS, registerSecurityHeaders } from '../limits/securityHeaders.ts';
 import { notFound } from './problem.ts';
 import { requestIdOf } from './requestId.ts';
+import { registerOpenApi } from '../docs/openapiDocument.ts';
+import { registerReferencePage } from '../docs/referencePage.ts';
+import { registerRepresentation } from './representation.ts';
+import { registerCors } from './cors.ts';
+import { registerDeprecationHeaders } from '../versioning/deprecation.ts';
+import { registerServerTiming } from './serverTiming.ts';
+import { loggerOptions } from './logRedaction.ts';
+import { rejectNulInBody } from './nulCharacters.ts';
+import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
+import { registerMetrics } from '../metrics/registerMetrics.ts';
 
 export interface AppOptions {
-  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'>;
+  config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
+    Partial<Pick<Config, 'corsOrigins'>> & { limits?: Partial<ResourceLimits> };
   processor?: CardProcessor;
   /** Where page boundaries are remembered; in-process by default, Redis to share across instances. */
   boundaries?: BoundaryCache;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
   logger?: FastifyServerOptions['logger'];
+  /** REDIS_URL's client: rate-limit counters shared by every instance (in-process without it). */
+  redis?: Redis;
+  /** Prefix of this app's rate-limit keys in Redis. */
+  rateLimitPrefix?: string;
+  /** Prometheus metrics at /metrics (default on; METRICS=off). */
+  metrics?: boolean;
 }
 
-export const REDACTED_PATHS = ['req.headers.authorization', 'req.headers.cookie', 'req.headers["x-api-key"]'];
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Draining and closing (readiness, refusal of new work); see lifecycle.ts. */
+    lifecycle: Lifecycle;
+  }
+}
 
 /** Builds the whole HTTP application on a given database; tests call this with either dialect. */
-export async function buildApp({ config, db, logger, processor = sandboxProcessor, boundaries = memoryBoundaryCache() }: AppOptions): Promise<FastifyInstance> {
-  let shuttingDown = false;
+export async function buildApp({
+  config,
+  db,
+  logger,
+  processor = sandboxProcessor,
+  boundaries = memoryBoundaryCache(),
+  redis,
+  rateLimitPrefix,
+  metrics = true,
+}: AppOptions): Promise<FastifyInstance> {
+  const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const app = Fastify({
-    logger: logger ?? { level: config.logLevel, redact: { paths: REDACTED_PATHS, censor: '[redacted]' } },
+    bodyLimit: limits.bodyLimit,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionTimeout: limits.connectionTimeoutMs,
+    // Given to Node at creation too: only then does it cap headersTimeout by it and enforce it.
+    // Node checks on an interval (30 s by default), so keep that a fraction of the limit.
+    http: {
+      requestTimeout: limits.requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.requestTimeoutMs / 4) || 30_000)),
+    },
+    clientErrorHandler,
+    logger: logger ?? loggerOptions(config.logLevel),
     // Fastify accepts a hop count at run time; its types only list the other forms.
     trustProxy: config.trustProxy as boolean | string,
     genReqId: requestIdOf,
+    // Requests arriving while closing get our own 503 problem (lifecycle.ts), not Fastify's plain one.
+    return503OnClosing: false,
     // Long path segments reach the handlers, which answer a malformed id with 404 (API.md §2).
     routerOptions: { querystringParser: parseQueryString, ignoreTrailingSlash: true, maxParamLength: 1000 },
     // Errors the router raises before any route runs (an undecodable or overlong path segment)
     // are malformed identifiers: 404, rendered like every other problem.
     frameworkErrors: (error, request, reply) => {
       const problem = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound('Malformed path.') : toProblem(request, error);
+      // No hook ran for this request: give it the headers the hooks would have set.
+      reply.headers({ ...BASELINE_SECURITY_HEADERS, 'x-request-id': request.id });
       return sendProblem(reply, problem);
     },
     ajv: {
@@ -53,15 +101,35 @@ export async function buildApp({ config, db, logger, processor = sandboxProcesso
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  app.addHook('onClose', async () => {
-    shuttingDown = true;
-  });
+  app.decorate('lifecycle', registerLifecycle(app));
+  registerServerTiming(app);
 
   // JSON only: anything else is a 415 rather than a string the schemas then reject.
   app.removeContentTypeParser('text/plain');
   registerProblemRendering(app);
+  // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
+  await registerSecurityHeaders(app);
+  // Before any route: these work through onRoute (documentation, compression, ETags).
+  await registerCors(app, config.corsOrigins ?? []);
+  await registerOpenApi(app);
+  await registerRepresentation(app);
+  registerDeprecationHeaders(app);
+  await registerReferencePage(app);
+  const rateLimit = await rateLimits(app, {
+    perKey: limits.rateLimitPerKey,
+    perIp: limits.rateLimitPerIp,
+    windowMs: limits.rateLimitWindowMs,
+    redis,
+    redisPrefix: rateLimitPrefix,
+  });
+  // Order matters: cheap refusals (per-address budget, query bounds) before the key lookup.
+  app.addHook('onRequest', rateLimit.perAddress);
+  app.addHook('onRequest', rejectBadQuery);
   registerAuthentication(app, db.kysely);
-  registerHealthRoutes(app, db, () => shuttingDown);
+  app.addHook('onRequest', rateLimit.perKey);
+  app.addHook('preValidation', rejectNulInBody);
+  if (metrics) registerMetrics(app, db);
+  registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
   const lists = { db: db.kysely, dialect: db.dialect, boundaries };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);

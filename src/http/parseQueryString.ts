@@ -1,20 +1,95 @@
+import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
+import { Problem, validationProblem } from './problem.ts';
+import { NUL_MESSAGE, nulPath } from './nulCharacters.ts';
+import { decodedKey } from '../pagination/pageUrl.ts';
+import { bracketName } from '../listing/queryErrors.ts';
 
 /**
  * Bracket-aware query parsing (`filter[amount][gte]=5` → nested objects) with bounds, so a
  * hostile query cannot make us build deep or huge structures. Repeated keys become arrays,
  * which the schemas then reject for every parameter that takes one value.
+ *
+ * Beyond a bound the request is refused with a problem naming the parameter, never parsed
+ * into something silently different (qs on its own truncates and flattens).
  */
-export const QUERY_LIMITS = { depth: 3, parameterLimit: 100, arrayLimit: 20 };
+export const QUERY_LIMITS = { maxLength: 8192, depth: 3, parameterLimit: 100, arrayLimit: 20 };
 
+const QUERY_PROBLEM = Symbol('queryProblem');
+
+type ParsedQuery = Record<string, unknown> & { [QUERY_PROBLEM]?: Problem };
+
+/** The first bound a query string breaks, as the problem to answer it with. */
+export function queryLimitProblem(text: string): Problem | undefined {
+  if (text.length > QUERY_LIMITS.maxLength) {
+    return new Problem({
+      status: 414,
+      type: 'https://docs.payments.example/problems/query-too-long',
+      title: 'URI too long',
+      detail: `The query string has ${text.length} characters; at most ${QUERY_LIMITS.maxLength} are accepted.`,
+    });
+  }
+  const pairs = text.split('&');
+  if (pairs.length > QUERY_LIMITS.parameterLimit) {
+    return validationProblem(
+      { query: [`has ${pairs.length} parameters; at most ${QUERY_LIMITS.parameterLimit} are accepted`] },
+      `The query string has more than ${QUERY_LIMITS.parameterLimit} parameters.`,
+    );
+  }
+  const seen = new Map<string, number>();
+  for (const pair of pairs) {
+    if (pair === '') continue;
+    const key = decodedKey(pair);
+    const groups = key.slice(Math.max(key.indexOf('['), 0)).match(/\[[^[\]]*]/g)?.length ?? 0;
+    if (groups > QUERY_LIMITS.depth) {
+      return validationProblem({ [key]: [`nests more than ${QUERY_LIMITS.depth} levels of brackets`] });
+    }
+    const count = (seen.get(key) ?? 0) + 1;
+    seen.set(key, count);
+    if (count > QUERY_LIMITS.arrayLimit) {
+      return validationProblem({ [key]: [`is repeated more than ${QUERY_LIMITS.arrayLimit} times`] });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The router's query parser. It must not throw (a throw here escapes Fastify's request
+ * handling and takes the process down), so a broken bound travels on the parsed object and
+ * `rejectBadQuery` raises it once the request is inside Fastify's hooks.
+ */
 export function parseQueryString(text: string): Record<string, unknown> {
-  return qs.parse(text, {
-    depth: QUERY_LIMITS.depth,
-    parameterLimit: QUERY_LIMITS.parameterLimit,
-    arrayLimit: QUERY_LIMITS.arrayLimit,
-    allowPrototypes: false,
-    allowDots: false,
-    comma: false,
-    duplicates: 'combine',
-  });
+  const problem = queryLimitProblem(text);
+  if (problem) return { [QUERY_PROBLEM]: problem } as ParsedQuery;
+  let parsed: Record<string, unknown>;
+  try {
+    parsed = qs.parse(text, {
+      depth: QUERY_LIMITS.depth,
+      strictDepth: true,
+      parameterLimit: QUERY_LIMITS.parameterLimit,
+      arrayLimit: QUERY_LIMITS.arrayLimit,
+      throwOnLimitExceeded: true,
+      // Null-prototype objects: a key named like an Object.prototype member (filter[constructor]) is
+      // kept as an ordinary key, so the schema names it, instead of being dropped without a word.
+      plainObjects: true,
+      allowPrototypes: false,
+      allowDots: false,
+      comma: false,
+      duplicates: 'combine',
+    });
+  } catch (error) {
+    // qs's own bounds (an array index past arrayLimit, say); the checks above catch the rest first.
+    return { [QUERY_PROBLEM]: validationProblem({ query: [(error as Error).message] }) } as ParsedQuery;
+  }
+  const nul = nulPath(parsed);
+  if (nul) {
+    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(nul)]: [NUL_MESSAGE] }) } as ParsedQuery;
+  }
+  return parsed;
+}
+
+/** onRequest: answers a query that broke a bound with its problem (414 or 422). */
+export async function rejectBadQuery(request: FastifyRequest): Promise<void> {
+  const problem = (request.query as ParsedQuery | undefined)?.[QUERY_PROBLEM];
+  if (problem) throw problem;
 }

@@ -4,6 +4,17 @@
  */
 export type FieldErrors = Record<string, string[]>;
 
+/**
+ * Adds a message under a field name the client chose. Safe for any name: `errors[name] ??= []`
+ * would find `constructor` or `toString` on Object.prototype, and assigning `__proto__` would
+ * replace the prototype instead of adding a field.
+ */
+export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+  const list = Object.hasOwn(errors, field) ? errors[field] : undefined;
+  if (!list) Object.defineProperty(errors, field, { value: [message], enumerable: true, writable: true, configurable: true });
+  else if (!list.includes(message)) list.push(message);
+}
+
 export interface ProblemInit {
   status: number;
   title: string;

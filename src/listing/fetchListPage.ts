@@ -1,30 +1,19 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { countedTotal, type CountedList } from '../counts/listCounts.ts';
-import type { BoundaryCache } from '../pagination/boundaryCache.ts';
+import type { Boundary, BoundaryCache } from '../pagination/boundaryCache.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
-import { applyConditions, applyOrder } from './applyListQuery.ts';
-import { afterBoundary, boundaryOf } from './keyset.ts';
+import { boundaryOf } from './keyset.ts';
+import { countSelect, DEFERRED_JOIN_FROM, hopSelect, pageSelect, SKIP_HOP, type ListScope, type ListTable, type PageStrategy } from './listPageQueries.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
-export interface ListScope {
-  tenantId: string;
-  accountId?: string;
-}
+export type { ListScope, PageStrategy } from './listPageQueries.ts';
 
 export interface ListContext {
   db: Kysely<Database>;
   dialect: Dialect;
   boundaries: BoundaryCache;
 }
-
-/** Below this offset OFFSET itself is cheapest; from here a cold page skips through the index only. */
-export const DEFERRED_JOIN_FROM = 2000;
-
-/** How a page was found, for tests and benchmarks (`X-Page-Strategy`). */
-export type PageStrategy = 'offset' | 'seek' | 'deferred-join';
-
-type ListTable = 'payments' | 'accounts';
 
 /** The status values a query filters on, when status is its only filter (a counted slice). */
 function countedStatuses(query: ListQuery): string[] | undefined {
@@ -43,10 +32,37 @@ function pageKey(table: ListTable, scope: ListScope, query: ListQuery, perPage: 
 }
 
 /**
+ * The boundary (sort keys + id) of the row at position `offset` (1-based), reached in hops of at
+ * most `hop` rows; null when the list is shorter. Run it in a transaction for an exact answer.
+ */
+export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, offset: number, hop = SKIP_HOP): Promise<Boundary | null> {
+  let boundary: Boundary | undefined;
+  for (let skipped = 0; skipped < offset; ) {
+    const step = Math.min(hop, offset - skipped);
+    const row = await hopSelect(db, table, scope, query, boundary, step).executeTakeFirst();
+    if (!row) return null;
+    boundary = boundaryOf(row as Record<string, unknown>, query.sort);
+    skipped += step;
+  }
+  return boundary ?? null;
+}
+
+type Row = Record<string, unknown>;
+
+/** A cold deep page on SQLite: hops to the page's start, then seeks, in one read transaction (so it equals OFFSET). */
+function pageAfterHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<Row[]> {
+  return db.transaction().execute(async (trx) => {
+    const boundary = await skipInHops(trx, table, scope, query, paging.offset);
+    if (boundary === null) return [];
+    return (await pageSelect(trx, table, scope, query, paging, boundary).select.execute()) as Row[];
+  });
+}
+
+/**
  * One page of a list and its exact total. The total comes from the maintained counts when the
  * query is a counted slice (all, one account, by status), else from count(*) on an index.
- * The rows come by seeking past the previous page's last row when a walker just read it, by a
- * deferred join (ids from the index, then rows) for cold deep pages, else by OFFSET.
+ * The rows come as listPageQueries.ts says (cold deep pages on SQLite in hops); each served page remembers its last row so that
+ * a walker's next page is found by seek.
  */
 export async function fetchListPage(
   ctx: ListContext,
@@ -56,41 +72,27 @@ export async function fetchListPage(
   paging: PageParams,
 ): Promise<{ total: number; rows: string[]; strategy: PageStrategy }> {
   const { db, boundaries } = ctx;
-  const scoped = () => {
-    let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
-    if (scope.accountId !== undefined) qb = qb.where('account_id', '=', scope.accountId);
-    return applyConditions(qb, query);
-  };
-
   const statuses = countedStatuses(query);
   const total =
     statuses !== undefined
       ? countedTotal(db, scope.tenantId, table as CountedList, scope.accountId ?? '', statuses)
-      : scoped()
-          .select((eb) => eb.fn.countAll<number>().as('n'))
+      : countSelect(db, table, scope, query)
           .executeTakeFirstOrThrow()
           .then((r) => Number(r.n));
-
-  // Each row: its stored JSON representation, and the sort-key columns the next page seeks past.
-  const sortColumns = [...new Set([...query.sort.map((k) => k.column), 'id'])] as Array<'id'>;
-  const output = ['resource', ...sortColumns] as const;
 
   const key = pageKey(table, scope, query, paging.perPage);
   const previous = paging.page > 1 ? await boundaries.get(`${key}#${paging.page - 1}`) : undefined;
   let strategy: PageStrategy;
-  let select: SelectQueryBuilder<Database, 'payments', object>;
-  if (previous) {
-    strategy = 'seek';
-    select = applyOrder(scoped().select(output).where(afterBoundary(query.sort, previous)), query).limit(paging.perPage);
-  } else if (paging.offset >= DEFERRED_JOIN_FROM) {
-    strategy = 'deferred-join';
-    const ids = applyOrder(scoped().select('id'), query).limit(paging.perPage).offset(paging.offset);
-    select = applyOrder(db.selectFrom(table as 'payments').select(output).where('id', 'in', ids), query);
+  let page: Promise<Row[]>;
+  if (!previous && paging.offset >= DEFERRED_JOIN_FROM && ctx.dialect === 'sqlite') {
+    strategy = 'skip-hops';
+    page = pageAfterHops(db, table, scope, query, paging);
   } else {
-    strategy = 'offset';
-    select = applyOrder(scoped().select(output), query).limit(paging.perPage).offset(paging.offset);
+    const chosen = pageSelect(db, table, scope, query, paging, previous);
+    strategy = chosen.strategy;
+    page = chosen.select.execute() as Promise<Row[]>;
   }
-  const [rows, count] = (await Promise.all([select.execute(), total])) as [Array<Record<string, unknown>>, number];
+  const [rows, count] = await Promise.all([page, total]);
   if (rows.length > 0) await boundaries.set(`${key}#${paging.page}`, boundaryOf(rows[rows.length - 1], query.sort));
   return { total: count, rows: rows.map((r) => r.resource as string), strategy };
 }

@@ -3,6 +3,8 @@ import { RANGE_OPERATORS, type FilterKind, type ListSpec } from './listSpec.ts';
 import { pageParamsSchema } from '../pagination/pageParams.ts';
 
 export const MAX_FILTER_VALUE_LENGTH = 200;
+/** Values one any-of filter may list (`filter[status]=a,b,…`): each one is a bound SQL parameter. */
+export const MAX_FILTER_VALUES = 50;
 const TIME = '[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?';
 
 function anyOfList(item: string): string {

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildEnvelope } from '../pagination/buildEnvelope.ts';
 import { envelopeJson } from '../pagination/envelopeJson.ts';
+import { linkHeader } from '../pagination/linkHeader.ts';
 import { parsePageParams, type PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from '../http/requestOrigin.ts';
 import type { ListSpec } from './listSpec.ts';
@@ -43,6 +44,7 @@ export function listHandler(
       perPage: paging.perPage,
       rows,
     });
+    reply.header('link', linkHeader(envelope.links));
     // The rows are JSON already; the envelope around them is the compiled contract (see envelopeJson.ts).
     return reply.type('application/json; charset=utf-8').send(envelopeJson(envelope));
   };

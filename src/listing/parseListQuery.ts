@@ -1,7 +1,7 @@
 import { validationProblem, type FieldErrors } from '../http/problem.ts';
 import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
 import { bracketName } from './queryErrors.ts';
-import { filterMessage } from './listQuerySchema.ts';
+import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
 
 export type Condition =
   | { column: string; match: 'in'; values: string[] }
@@ -29,6 +29,8 @@ function normaliseTime(value: string): string | undefined {
   const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
   if (Number.isNaN(ms)) return undefined;
   const iso = new Date(ms).toISOString();
+  // Years 0001–9999 only: PostgreSQL has no year 0, and beyond 9999 ISO strings grow a sign.
+  if (!/^(?!0000)[0-9]{4}-/.test(iso)) return undefined;
   // Date.parse rolls 2026-02-30 over to March; a calendar date must survive the round trip.
   return iso.slice(0, 10) === value.slice(0, 10) || value.length > 10 ? iso : undefined;
 }
@@ -43,7 +45,9 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
     const column = filter.column;
     if (typeof given === 'string') {
       if (filter.kind === 'enum' || filter.kind === 'code') {
-        conditions.push({ column, match: 'in', values: [...new Set(given.split(','))] });
+        const values = [...new Set(given.split(','))];
+        if (values.length > MAX_FILTER_VALUES) errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
+        else conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
       else if (filter.kind === 'exactInsensitive') conditions.push({ column, match: 'equalsInsensitive', value: given });
       else if (filter.kind === 'contains') conditions.push({ column, match: 'contains', value: given });

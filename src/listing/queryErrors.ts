@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../http/problem.ts';
+import { addFieldError, type FieldErrors } from '../http/problem.ts';
 import { PAGE_MESSAGE, PER_PAGE_MESSAGE } from '../pagination/pageParams.ts';
 import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
 import { filterMessage, sortMessage } from './listQuerySchema.ts';
@@ -40,8 +40,7 @@ export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaErro
     if (segments.length === 0) continue;
     const name = bracketName(segments);
     const message = messageFor(spec, segments);
-    const list = (fieldErrors[name] ??= []);
-    if (!list.includes(message)) list.push(message);
+    addFieldError(fieldErrors, name, message);
   }
   return fieldErrors;
 }

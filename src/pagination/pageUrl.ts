@@ -9,11 +9,12 @@ export interface PageUrlBase {
   carried: string[];
 }
 
-function decodedKey(pair: string): string {
+/** The decoded key of one `key=value` pair, as qs reads it (`+` is a space; undecodable: as written). */
+export function decodedKey(pair: string): string {
   const eq = pair.indexOf('=');
-  const key = eq === -1 ? pair : pair.slice(0, eq);
+  const key = (eq === -1 ? pair : pair.slice(0, eq)).replace(/\+/g, ' ');
   try {
-    return decodeURIComponent(key.replace(/\+/g, ' '));
+    return decodeURIComponent(key);
   } catch {
     return key;
   }

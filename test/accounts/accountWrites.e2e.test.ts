@@ -50,6 +50,34 @@ describe('managing accounts', () => {
     expect(Object.keys(body.errors).sort()).toEqual(['currency', 'email', 'name']);
   });
 
+  it.each(['constructor', 'toString', 'hasOwnProperty'])('names an unknown field called %s like any other (found by the fuzzer: a 500)', async (field) => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: `{"name":"A","email":"a@example.com","currency":"EUR","${field}":"x"}`,
+    });
+    expect(response.statusCode).toBe(422);
+    expect(Object.keys(response.json().errors)).toEqual([field]);
+  });
+
+  it('refuses a body with __proto__ as malformed (400 problem), before it reaches anything', async () => {
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"name":"A","email":"a@example.com","currency":"EUR","__proto__":{"x":1}}',
+    });
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it('names an unknown filter called constructor like any other', async () => {
+    const { status, body } = await t.get('/v3/accounts?filter[constructor]=x&filter[toString]=y', key);
+    expect(status).toBe(422);
+    expect(Object.keys(body.errors).sort()).toEqual(['filter[constructor]', 'filter[toString]']);
+  });
+
   it('updates name, email, status and metadata, moving updated_at', async () => {
     const { body: created } = await create({ name: 'Grace', email: 'grace@example.com', currency: 'USD' });
     await new Promise((r) => setTimeout(r, 5));

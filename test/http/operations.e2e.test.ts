@@ -21,6 +21,13 @@ describe('health, readiness, request ids and unknown routes', () => {
     expect((await t.app.inject({ url: '/v3/nothing' })).headers['x-request-id']).toBeTruthy();
   });
 
+  it('says in Server-Timing how long the server worked on each response, problems included', async () => {
+    const { key } = await t.tenant('timing');
+    for (const response of [await t.get('/v3/payments?per_page=3', key), await t.get('/v3/payments?per_page=0', key)]) {
+      expect(response.headers['server-timing']).toMatch(/^app;dur=\d+\.\d$/);
+    }
+  });
+
   it.each(['/v3/nothing', '/v2/payments', '/v4/accounts', '/'])('%s is a 404 problem', async (url) => {
     const response = await t.app.inject({ url });
     expect(response.statusCode).toBe(404);

@@ -9,10 +9,13 @@ export interface ServerProcess {
   stop(): Promise<number | null>;
 }
 
-/** Runs `cli serve` as its own process on a free port, as an operator would. */
+/**
+ * Runs `cli serve` as its own process on a free port, as an operator would. Rate limits are off
+ * (tests drive load from one address with one key) unless a test sets them, as in testApp.ts.
+ */
 export async function startServer(env: Record<string, string>): Promise<ServerProcess> {
   const child = spawn(process.execPath, [resolve('src/cli/main.ts'), 'serve'], {
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0', ...env },
   });
   let output = '';
   child.stdout!.on('data', (c) => (output += c));

@@ -1,4 +1,6 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyServerOptions } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { ResourceLimits } from '../../src/config.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
@@ -23,15 +25,34 @@ export interface TestContext {
   close(): Promise<void>;
 }
 
-type TestAppConfig = { publicUrl?: string; trustProxy?: boolean; boundaries?: BoundaryCache };
+type TestAppConfig = {
+  publicUrl?: string;
+  trustProxy?: boolean;
+  boundaries?: BoundaryCache;
+  corsOrigins?: string[];
+  /** Rate limits are off in tests (the suite sends thousands of requests from 127.0.0.1) unless set here. */
+  limits?: Partial<ResourceLimits>;
+  redis?: Redis;
+  rateLimitPrefix?: string;
+  logger?: FastifyServerOptions['logger'];
+};
 
 /** An app on a given database, with its own (fresh) boundary cache. */
 export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
   return buildApp({
-    config: { publicUrl: config.publicUrl, trustProxy: config.trustProxy ?? false, logLevel: 'silent', cardFingerprintSecret: 'test-secret' },
+    config: {
+      publicUrl: config.publicUrl,
+      trustProxy: config.trustProxy ?? false,
+      logLevel: 'silent',
+      cardFingerprintSecret: 'test-secret',
+      corsOrigins: config.corsOrigins,
+      limits: { rateLimitPerKey: 0, rateLimitPerIp: 0, ...config.limits },
+    },
     db: database.db,
-    logger: false,
+    logger: config.logger ?? false,
     boundaries: config.boundaries,
+    redis: config.redis,
+    rateLimitPrefix: config.rateLimitPrefix,
   });
 }
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { openDatabase, type Db } from '../../src/db/database.ts';
+import { openDatabase, type Db, type OpenOptions } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 
 /** Which database this test project runs on (vitest.config.ts sets it per project). */
@@ -15,6 +15,8 @@ export interface TestDatabase {
   /** The DATABASE_URL a child process (CLI, server) would use for the same data. */
   url: string;
   env: Record<string, string>;
+  /** Another connection (pool) to the same data, with its own options (timeouts, pool size). */
+  openAnother(options: Omit<OpenOptions, 'searchPath'>): Db;
   drop(): Promise<void>;
 }
 
@@ -40,6 +42,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
       db,
       url,
       env: { DATABASE_URL: url },
+      openAnother: (options) => openDatabase(TEST_PG_URL, { ...options, searchPath: schema }),
       async drop() {
         await db.close();
         const cleanup = new pg.Client({ connectionString: TEST_PG_URL });
@@ -57,6 +60,7 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     db,
     url,
     env: { DATABASE_URL: url },
+    openAnother: (options) => openDatabase(url, options),
     async drop() {
       await db.close();
       rmSync(dir, { recursive: true, force: true });

@@ -1,0 +1,33 @@
+/** The API's error body (RFC 9457 `application/problem+json`). */
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  /** For 422: each invalid parameter or field with its messages. */
+  errors?: Record<string, string[]>;
+}
+
+/** Thrown for every non-2xx answer: carries the problem body as the API sent it. */
+export class ApiProblem extends Error {
+  readonly status: number;
+  readonly type: string;
+  readonly title: string;
+  readonly detail: string | undefined;
+  readonly errors: Record<string, string[]> | undefined;
+  readonly problem: ProblemBody;
+  /** The server's X-Request-Id: quote it when reporting a failure. */
+  readonly requestId: string | undefined;
+
+  constructor(problem: ProblemBody, requestId?: string) {
+    super(`${problem.status} ${problem.title}${problem.detail ? `: ${problem.detail}` : ''}`);
+    this.name = 'ApiProblem';
+    this.problem = problem;
+    this.status = problem.status;
+    this.type = problem.type;
+    this.title = problem.title;
+    this.detail = problem.detail;
+    this.errors = problem.errors;
+    this.requestId = requestId;
+  }
+}

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import { ApiProblem, type ProblemBody } from './apiProblem.ts';
+
+export interface RetryOptions {
+  /** Total attempts per call, the first included (default 4). */
+  attempts?: number;
+  /** First backoff when the server gives no Retry-After, doubled per attempt, with jitter (default 250 ms). */
+  baseDelayMs?: number;
+  /** Upper bound of any single wait, Retry-After included (default 30 s). */
+  maxDelayMs?: number;
+}
+
+export interface ClientOptions {
+  /** Origin of the API, e.g. `https://api.example.com` (paths are `/v3/...`). */
+  baseUrl: string;
+  /** An API key (`apk_...`). */
+  apiKey: string;
+  retry?: RetryOptions;
+  /** Where requests go; the global fetch by default. */
+  fetch?: typeof fetch;
+  /** How waits happen (tests pass a recorder). */
+  sleep?: (ms: number) => Promise<void>;
+  /** Makes the Idempotency-Key of a POST that did not bring one (random UUID by default). */
+  idempotencyKey?: () => string;
+}
+
+export interface CallOptions {
+  /** Your own Idempotency-Key for a POST (one is generated otherwise); retries reuse it. */
+  idempotencyKey?: string;
+}
+
+/** Statuses worth retrying: rate limited, unavailable, or a duplicate still being processed. */
+const RETRYABLE = new Set([429, 503]);
+const IN_FLIGHT = 'https://docs.payments.example/problems/idempotency-in-flight';
+
+export interface Response<T> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+/** HTTP with the API's conventions: bearer key, JSON, idempotent POSTs, bounded retries. */
+export class Transport {
+  readonly baseUrl: string;
+  private readonly apiKey: string;
+  private readonly attempts: number;
+  private readonly baseDelayMs: number;
+  private readonly maxDelayMs: number;
+  private readonly fetch: typeof fetch;
+  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly newKey: () => string;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.apiKey = options.apiKey;
+    this.attempts = Math.max(1, options.retry?.attempts ?? 4);
+    this.baseDelayMs = options.retry?.baseDelayMs ?? 250;
+    this.maxDelayMs = options.retry?.maxDelayMs ?? 30_000;
+    this.fetch = options.fetch ?? globalThis.fetch;
+    this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
+    this.newKey = options.idempotencyKey ?? randomUUID;
+  }
+
+  /** `path` is `/v3/...` or an absolute URL the API gave (a page link). */
+  async request<T>(method: string, path: string, body?: unknown, options: CallOptions = {}): Promise<Response<T>> {
+    const url = /^https?:\/\//.test(path) ? path : `${this.baseUrl}${path}`;
+    const headers: Record<string, string> = { authorization: `Bearer ${this.apiKey}`, accept: 'application/json' };
+    if (body !== undefined) headers['content-type'] = 'application/json';
+    // One key per call, the same on every retry: the server then replays instead of acting twice.
+    if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? this.newKey();
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+
+    for (let attempt = 1; ; attempt++) {
+      let response: globalThis.Response;
+      try {
+        response = await this.fetch(url, { method, headers, body: payload });
+      } catch (error) {
+        // No answer at all (connection refused or reset): safe to retry, POSTs carry their key.
+        if (attempt >= this.attempts) throw error;
+        await this.sleep(this.backoff(attempt));
+        continue;
+      }
+      const text = await response.text();
+      const parsed = response.ok ? (text ? JSON.parse(text) : undefined) : parseLeniently(text);
+      if (response.ok) return { status: response.status, body: parsed as T, headers: response.headers };
+      const problem = toProblem(response.status, parsed);
+      const retryable = RETRYABLE.has(response.status) || (response.status === 409 && problem.type === IN_FLIGHT);
+      if (!retryable || attempt >= this.attempts) throw new ApiProblem(problem, response.headers.get('x-request-id') ?? undefined);
+      await this.sleep(this.delay(response.headers.get('retry-after'), attempt));
+    }
+  }
+
+  /** Retry-After (seconds or an HTTP-date) when given, else exponential backoff; capped. */
+  private delay(retryAfter: string | null, attempt: number): number {
+    if (retryAfter !== null) {
+      const seconds = /^\d+$/.test(retryAfter.trim()) ? Number(retryAfter) * 1000 : Date.parse(retryAfter) - Date.now();
+      if (Number.isFinite(seconds)) return Math.min(Math.max(seconds, 0), this.maxDelayMs);
+    }
+    return this.backoff(attempt);
+  }
+
+  private backoff(attempt: number): number {
+    const exponential = this.baseDelayMs * 2 ** (attempt - 1);
+    return Math.min(exponential / 2 + Math.random() * (exponential / 2), this.maxDelayMs);
+  }
+}
+
+/** An error body may come from a proxy in front of the API: anything but JSON means no problem body. */
+function parseLeniently(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function toProblem(status: number, body: unknown): ProblemBody {
+  if (body && typeof body === 'object' && 'title' in body) return body as ProblemBody;
+  return { type: 'about:blank', title: `HTTP ${status}`, status };
+}

@@ -1,0 +1,108 @@
+import { CompiledQuery, sql, type Compilable, type Kysely } from 'kysely';
+import type { Database, Dialect } from '../../src/db/schema.ts';
+
+export interface PlanVerdict {
+  /** The plan as the database prints it, one line a node. */
+  lines: string[];
+  /** A list table read whole, with no index at all. */
+  fullScan: boolean;
+  /** Rows sorted before a LIMIT: the page's cost then grows with the matching rows. */
+  sortBeforeLimit: boolean;
+  /** Index names the plan uses. */
+  indexes: string[];
+  /** Columns the list tables' index scans are bounded by (equalities and ranges). */
+  indexConditions: string[];
+  /** A list table's scan drops rows after reading them (PostgreSQL's `Filter`). */
+  residualFilter: boolean;
+}
+
+const COLUMNS = new Set(['tenant_id', 'account_id', 'status', 'currency', 'card_brand', 'card_last4', 'reference', 'amount', 'created_at', 'id', 'name', 'email']);
+
+/** The list columns a printed index condition names (either dialect's spelling). */
+function columnsOf(condition: string): string[] {
+  return [...condition.replace(/'[^']*'/g, '').matchAll(/[a-z_][a-z0-9_]*/g)].map((m) => m[0]).filter((w) => COLUMNS.has(w));
+}
+
+const LIST_TABLES = /^(payments|accounts)$/;
+
+interface PgNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Index Cond'?: string;
+  Filter?: string;
+  Plans?: PgNode[];
+}
+
+function pgVerdict(root: PgNode): PlanVerdict {
+  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
+  const visit = (node: PgNode, depth: number, underLimit: boolean) => {
+    const on = node['Index Name'] ? ` using ${node['Index Name']}` : '';
+    const cond = node['Index Cond'] ? ` [${node['Index Cond']}]` : '';
+    const filter = node.Filter ? ` filter [${node.Filter}]` : '';
+    verdict.lines.push(`${'  '.repeat(depth)}${node['Node Type']}${node['Relation Name'] ? ` on ${node['Relation Name']}` : ''}${on}${cond}${filter}`);
+    if (LIST_TABLES.test(node['Relation Name'] ?? '')) {
+      if (node.Filter) verdict.residualFilter = true;
+      if (node['Index Cond']) verdict.indexConditions.push(...columnsOf(node['Index Cond']));
+    }
+    if (node['Node Type'] === 'Seq Scan' && LIST_TABLES.test(node['Relation Name'] ?? '')) verdict.fullScan = true;
+    if (/Sort$/.test(node['Node Type']) && underLimit) verdict.sortBeforeLimit = true;
+    if (node['Index Name']) verdict.indexes.push(node['Index Name']);
+    for (const child of node.Plans ?? []) visit(child, depth + 1, underLimit || node['Node Type'] === 'Limit');
+  };
+  visit(root, 0, false);
+  return verdict;
+}
+
+function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string }>, topLimited: boolean): PlanVerdict {
+  const depth = new Map<number, number>([[0, -1]]);
+  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
+  for (const row of rows) {
+    const d = (depth.get(row.parent) ?? -1) + 1;
+    depth.set(row.id, d);
+    verdict.lines.push(`${'  '.repeat(d)}${row.detail}`);
+    if (/^SCAN (payments|accounts)\b/.test(row.detail) && !/USING (COVERING )?INDEX/.test(row.detail)) verdict.fullScan = true;
+    // SQLite applies LIMIT after its temp b-tree. Inside a subquery (the deferred join's id list)
+    // that always matters; at the top only when the top query has the LIMIT (the deferred
+    // join's outer query just orders an id list that is limited already).
+    if (/USE TEMP B-TREE FOR .*ORDER BY/.test(row.detail) && (d > 0 || topLimited)) verdict.sortBeforeLimit = true;
+    const index = /USING (?:COVERING )?INDEX (\w+)(?: \((.*)\))?/.exec(row.detail);
+    if (index) verdict.indexes.push(index[1]);
+    if (index?.[2] && /^SEARCH (payments|accounts)\b/.test(row.detail)) verdict.indexConditions.push(...columnsOf(index[2]));
+  }
+  return verdict;
+}
+
+/**
+ * EXPLAIN of a query as the API would send it. `forceIndexes` makes PostgreSQL avoid seq scans
+ * and sorts whenever any index allows it (tiny test tables would otherwise be read whole),
+ * so what remains is what no index can serve.
+ */
+export async function explainPlan(db: Kysely<Database>, dialect: Dialect, query: Compilable, options: { forceIndexes?: boolean } = {}): Promise<PlanVerdict> {
+  const compiled = query.compile();
+  if (dialect === 'sqlite') {
+    const result = await db.executeQuery<{ id: number; parent: number; detail: string }>(
+      CompiledQuery.raw(`explain query plan ${compiled.sql}`, [...compiled.parameters]),
+    );
+    const top = result.rows.filter((r) => r.parent === 0 || result.rows.some((p) => p.id === r.parent));
+    return sqliteVerdict(top, /\blimit \?( offset \?)?$/.test(compiled.sql));
+  }
+  return db.connection().execute(async (conn) => {
+    if (options.forceIndexes) {
+      await sql`set enable_seqscan = off`.execute(conn);
+      await sql`set enable_sort = off`.execute(conn);
+    }
+    try {
+      const result = await conn.executeQuery<{ 'QUERY PLAN': Array<{ Plan: PgNode }> }>(
+        CompiledQuery.raw(`explain (format json) ${compiled.sql}`, [...compiled.parameters]),
+      );
+      const plan = result.rows[0]['QUERY PLAN'];
+      return pgVerdict((typeof plan === 'string' ? JSON.parse(plan) : plan)[0].Plan);
+    } finally {
+      if (options.forceIndexes) {
+        await sql`reset enable_seqscan`.execute(conn);
+        await sql`reset enable_sort`.execute(conn);
+      }
+    }
+  });
+}

@@ -1,0 +1,92 @@
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.ts';
+import { parseQueryString } from '../../src/http/parseQueryString.ts';
+import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
+import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
+import { countSelect, DEFERRED_JOIN_FROM, hopSelect, pageSelect, type ListScope, type ListTable, type PageStrategy } from '../../src/listing/listPageQueries.ts';
+import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
+import { totalOrder } from '../../src/listing/keyset.ts';
+import type { Compilable } from 'kysely';
+
+/**
+ * The list queries the API sends, one per filter and sort it offers. `ordered`: an index
+ * yields the rows in page order, so a page costs the same however many rows match; the other
+ * shapes are still index-backed (no table read whole) but sort what matches.
+ */
+export interface ListShape {
+  table: ListTable;
+  /** What a client would ask for, path and query. */
+  request: string;
+  perAccount: boolean;
+  query: string;
+  ordered: boolean;
+}
+
+const SOME_ACCOUNT = 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C';
+
+const payments = (query: string, ordered = true): ListShape => ({ table: 'payments', request: `/v3/payments?${query}`, perAccount: false, query, ordered });
+const accountPayments = (query: string, ordered = true): ListShape => ({
+  table: 'payments',
+  request: `/v3/accounts/{account}/payments?${query}`,
+  perAccount: true,
+  query,
+  ordered,
+});
+const accounts = (query: string, ordered = true): ListShape => ({ table: 'accounts', request: `/v3/accounts?${query}`, perAccount: false, query, ordered });
+
+export const LIST_SHAPES: ListShape[] = [
+  payments(''),
+  payments('sort=-created_at'),
+  payments('sort=amount'),
+  payments('sort=-amount'),
+  payments('filter[status]=failed'),
+  payments('filter[status]=failed&sort=-amount'),
+  payments('filter[status]=failed,refunded', false),
+  payments('filter[currency]=EUR'),
+  payments('filter[card_brand]=visa'),
+  payments('filter[card_last4]=4242'),
+  payments('filter[reference]=ord_1001'),
+  payments(`filter[account_id]=${SOME_ACCOUNT}`),
+  payments('filter[created_at][gte]=2026-01-01'),
+  payments('filter[amount][gte]=1000&sort=amount'),
+  payments('filter[amount][gte]=1000', false),
+  accountPayments(''),
+  accountPayments('sort=-amount'),
+  accountPayments('filter[status]=succeeded'),
+  accountPayments('filter[status]=failed&sort=-created_at'),
+  accounts(''),
+  accounts('sort=name'),
+  accounts('sort=-name'),
+  accounts('filter[status]=active'),
+  accounts('filter[currency]=EUR'),
+  accounts('filter[created_at][lt]=2026-01-01'),
+  accounts('filter[email]=ada@example.com', false),
+  accounts('filter[name]=ada', false),
+];
+
+const SAMPLE_VALUES: Record<string, string | number> = { created_at: '2026-01-01T00:00:00.000Z', amount: 1000, name: 'm', id: 'pay_01JDQ7ZK3V6M8Y2W4T9N5R1B0C' };
+
+function parsedQuery(shape: ListShape) {
+  const spec = shape.table === 'payments' ? paymentListSpec : accountListSpec;
+  return parseListQuery(spec, parseQueryString(shape.query) as RawListQuery);
+}
+
+/** The columns an index must be bounded by for the shape's pages to cost the same at any size. */
+export function boundColumns(shape: ListShape): string[] {
+  return ['tenant_id', ...(shape.perAccount ? ['account_id'] : []), ...parsedQuery(shape).conditions.map((c) => c.column)];
+}
+
+/** Each query of a shape: its count (where no maintained count answers), its page by every strategy, and a skip hop. */
+export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape): Array<{ label: string; strategy?: PageStrategy; query: Compilable }> {
+  const query = parsedQuery(shape);
+  const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
+  const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
+  const counted = query.conditions.length === 0 || (query.conditions.length === 1 && query.conditions[0].column === 'status');
+  const page = (offset: number, previous?: typeof boundary) =>
+    pageSelect(db, shape.table, scope, query, { page: 2, perPage: 100, offset }, previous);
+  return [
+    ...(counted ? [] : [{ label: 'count', query: countSelect(db, shape.table, scope, query) }]),
+    ...[page(100), page(100, boundary), page(DEFERRED_JOIN_FROM * 10)].map(({ strategy, select }) => ({ label: strategy, strategy, query: select })),
+    { label: 'skip-hops (one hop)', strategy: 'skip-hops' as const, query: hopSelect(db, shape.table, scope, query, boundary, 10_000) },
+  ];
+}

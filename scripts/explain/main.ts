@@ -1,0 +1,36 @@
+/**
+ * npm run explain [-- --tenant bench] [--force-indexes]
+ *
+ * Prints the plan of every list query shape the API sends (scripts/explain/listQueryShapes.ts)
+ * on the database DATABASE_URL points at, as markdown: what docs/query-plans.md records for
+ * the benchmark datasets. Without --force-indexes the planner chooses freely, as in production.
+ */
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/database.ts';
+import { findTenantByName } from '../../src/auth/tenantQueries.ts';
+import { explainPlan } from './explainPlan.ts';
+import { LIST_SHAPES, shapeQueries } from './listQueryShapes.ts';
+
+const { values } = parseArgs({
+  options: { tenant: { type: 'string', default: 'bench' }, 'force-indexes': { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+const config = loadConfig();
+const db = openDatabase(config.databaseUrl);
+try {
+  const tenant = await findTenantByName(db.kysely, values.tenant);
+  const tenantId = tenant?.id ?? 'ten_none';
+  let flagged = 0;
+  for (const shape of LIST_SHAPES.filter((s) => !values.only || s.request.includes(values.only))) {
+    console.log(`\n#### \`${shape.request}\`${shape.ordered ? '' : ' (sorts what matches)'}\n`);
+    for (const { label, query } of shapeQueries(db.kysely, tenantId, shape)) {
+      const plan = await explainPlan(db.kysely, db.dialect, query, { forceIndexes: values['force-indexes'] });
+      const flags = [plan.fullScan && 'FULL SCAN', plan.sortBeforeLimit && 'SORT BEFORE LIMIT'].filter(Boolean);
+      if (plan.fullScan || (shape.ordered && label !== 'count' && plan.sortBeforeLimit)) flagged++;
+      console.log(`${label}${flags.length ? ` — ${flags.join(', ')}` : ''}:\n\n\`\`\`\n${plan.lines.join('\n')}\n\`\`\`\n`);
+    }
+  }
+  console.log(`\n${flagged} ${flagged === 1 ? 'query is' : 'queries are'} not served as expected.`);
+} finally {
+  await db.close();
+}

@@ -1,0 +1,88 @@
+/**
+ * The one place that tells database failures a client should retry (503 + Retry-After) from
+ * bugs (500): the database too busy right now, or not there right now.
+ */
+import { Problem, serviceUnavailable } from '../http/problem.ts';
+
+const TYPE = 'https://docs.payments.example/problems/';
+
+/** PostgreSQL's `query_canceled`: here, a statement that ran past `statement_timeout`. */
+const PG_QUERY_CANCELED = '57014';
+/** What pg-pool says when no connection became free within `connectionTimeoutMillis`. */
+const POOL_ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
+/** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another writer held the file past the busy timeout. */
+const SQLITE_BUSY_CODES = new Set([5, 6]);
+
+/**
+ * Database errors that mean "too busy right now, try again": a statement cut off by the
+ * statement timeout, no free pooled connection in time, or (SQLite) the file locked by another
+ * writer past the busy timeout. Both are 503 with Retry-After,
+ * never a 500: the request was fine and a retry may well succeed. Other database errors are
+ * left to the caller (undefined).
+ */
+export function databaseBusyProblem(error: unknown): Problem | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
+  if (code === PG_QUERY_CANCELED) {
+    return new Problem({
+      status: 503,
+      type: `${TYPE}database-timeout`,
+      title: 'Service unavailable',
+      detail: 'The database took too long to answer this request; retry shortly, or ask for less (a narrower filter, a smaller per_page).',
+      headers: { 'retry-after': '2' },
+    });
+  }
+  if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && SQLITE_BUSY_CODES.has(errcode as number))) {
+    return new Problem({
+      status: 503,
+      type: `${TYPE}database-busy`,
+      title: 'Service unavailable',
+      detail: 'The database is busy with other requests; retry shortly.',
+      headers: { 'retry-after': '1' },
+    });
+  }
+  return undefined;
+}
+
+// Unavailable: the server went away, is not reachable, or is not accepting work yet.
+
+/** Socket-level failures reaching or talking to the server. */
+const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/**
+ * PostgreSQL SQLSTATEs for a server going away or not yet accepting work: class 08 (connection
+ * exception), 57P01 admin_shutdown, 57P02 crash_shutdown, 57P03 cannot_connect_now (starting up,
+ * shutting down, in recovery).
+ */
+function isUnavailableSqlState(code: string): boolean {
+  return /^08[0-9A-Z]{3}$/.test(code) || code === '57P01' || code === '57P02' || code === '57P03';
+}
+
+/** node-postgres and pg-pool report lost or timed-out connections by message only. */
+const CONNECTION_MESSAGES = [
+  'Connection terminated', // unexpectedly / due to connection timeout
+  'timeout exceeded when trying to connect', // pool: no client within connectionTimeoutMillis
+  'is not queryable', // client already broken or closed
+  'Cannot use a pool after calling end on the pool',
+];
+
+function isUnavailableOne(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string' && (NETWORK_CODES.has(code) || isUnavailableSqlState(code))) return true;
+  return typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.includes(m));
+}
+
+/** True when the error (or anything in its cause chain) says the database is unreachable or going away. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e && depth < 5; e = (e as { cause?: unknown }).cause, depth++) {
+    if (isUnavailableOne(e)) return true;
+    if (e instanceof AggregateError && e.errors.some(isUnavailableOne)) return true;
+  }
+  return false;
+}
+
+/** The 503 a database failure deserves, or undefined when it is not one (a bug stays a 500). */
+export function databaseProblem(error: unknown): Problem | undefined {
+  return databaseBusyProblem(error) ?? (isDatabaseUnavailable(error) ? serviceUnavailable('The database is not available; retry shortly.') : undefined);
+}

@@ -1,0 +1,59 @@
+import type { Account } from '../accounts/accountSchema.ts';
+import type { Payment } from '../payments/paymentSchema.ts';
+
+// Typed as the resources, so an example cannot drift from the schema without failing tsc
+// (and the OpenAPI test validates each against its documented schema).
+export const accountExample: Account = {
+  id: 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  currency: 'GBP',
+  status: 'active',
+  metadata: { crm: '42' },
+  created_at: '2026-11-02T09:30:00.000Z',
+  updated_at: '2026-11-02T09:30:00.000Z',
+};
+
+export const paymentExample: Payment = {
+  id: 'pay_01JDQ80B8S3ZQ6V0R7X2M4K9TE',
+  account_id: accountExample.id,
+  amount: 2500,
+  currency: 'EUR',
+  status: 'succeeded',
+  amount_refunded: 0,
+  method: 'card',
+  card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2031, fingerprint: 'Xq3v0kN8Zt1bW5yR7cL2aD' },
+  description: 'coffee beans',
+  reference: 'ord_1001',
+  failure_code: null,
+  failure_message: null,
+  metadata: {},
+  captured_at: '2026-11-02T09:31:00.000Z',
+  created_at: '2026-11-02T09:31:00.000Z',
+  updated_at: '2026-11-02T09:31:00.000Z',
+};
+
+/** A one-item page as the envelope renders it. */
+export function pageExample<T>(path: string, item: T) {
+  const url = (page: number) => `https://api.example.com${path}?per_page=1&page=${page}`;
+  return {
+    data: [item],
+    links: { first: url(1), last: url(3), prev: null, next: url(2) },
+    meta: {
+      current_page: 1,
+      from: 1,
+      last_page: 3,
+      links: [
+        { url: null, label: '&laquo; Previous', active: false },
+        { url: url(1), label: '1', active: true },
+        { url: url(2), label: '2', active: false },
+        { url: url(3), label: '3', active: false },
+        { url: url(2), label: 'Next &raquo;', active: false },
+      ],
+      path: `https://api.example.com${path}`,
+      per_page: 1,
+      to: 1,
+      total: 3,
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { hash } from 'node:crypto';
+import { constants } from 'node:zlib';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
+import compress from '@fastify/compress';
+
+/** Responses smaller than this go out as they are: compressing them costs more than it saves. */
+export const COMPRESSION_THRESHOLD = 1024;
+
+const tags = new WeakMap<FastifyReply, string>();
+
+/** Entity tags in an If-None-Match value, compared weakly (RFC 9110 §13.1.2), or `*`. */
+function candidateTags(header: string): string[] {
+  return header.split(',').map((t) => t.trim().replace(/^W\//, ''));
+}
+
+function isTagged(request: FastifyRequest, reply: FastifyReply, payload: unknown): payload is string | Buffer {
+  return (request.method === 'GET' || request.method === 'HEAD') && reply.statusCode === 200 && (typeof payload === 'string' || Buffer.isBuffer(payload));
+}
+
+/**
+ * Strong ETag of the body before compression, and the 304 answer. Runs as a global onSend hook,
+ * so before the route-level compression hook. A tag the client holds for an encoded variant
+ * ("…-gzip") names the same content: it gets its 304 with that very tag.
+ */
+const tagBeforeCompression: onSendHookHandler = async (request, reply, payload) => {
+  if (!isTagged(request, reply, payload)) return payload;
+  // Encoded once here (Node would do it when writing anyway), hashed with SHA-256, which runs in
+  // hardware: about 2 ms for a 2.6 MB page of 5000 payments.
+  const body = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  const tag = hash('sha256', body, 'base64url').slice(0, 27);
+  const held = request.headers['if-none-match'];
+  if (held) {
+    const match = candidateTags(held).find((t) => t === '*' || t === `"${tag}"` || t.startsWith(`"${tag}-`));
+    if (match) {
+      reply.code(304).header('etag', match === '*' ? `"${tag}"` : match);
+      reply.removeHeader('content-length');
+      return null;
+    }
+  }
+  tags.set(reply, tag);
+  reply.header('etag', `"${tag}"`);
+  if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'private, no-cache');
+  return body;
+};
+
+/** After compression: the representation sent is the encoded one, so its tag says which. */
+const tagAfterCompression: onSendHookHandler = async (_request, reply, payload) => {
+  const hash = tags.get(reply);
+  const encoding = reply.getHeader('content-encoding');
+  if (hash && encoding && encoding !== 'identity') reply.header('etag', `"${hash}-${encoding}"`);
+  return payload;
+};
+
+/**
+ * gzip/brotli by Accept-Encoding, and strong ETags that describe what is actually sent.
+ * Must be registered before the routes (both work through onRoute).
+ */
+export async function registerRepresentation(app: FastifyInstance): Promise<void> {
+  app.addHook('onSend', tagBeforeCompression);
+  await app.register(compress, {
+    encodings: ['br', 'gzip'],
+    threshold: COMPRESSION_THRESHOLD,
+    // The fastest levels: on a 2.6 MB page of 5000 payments (2 shared cores) brotli 1 took 12 ms
+    // for 336 KB where the plugin's default (4) took 40 ms for 284 KB, and gzip 1 18 ms for
+    // 370 KB against 35 ms for 308 KB at 6. Pages are CPU-bound here; 7x smaller is plenty.
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
+    zlibOptions: { level: 1 },
+    globalDecompression: false,
+  });
+  // Route-level onSend hooks run after global ones, in the order they were added: this one
+  // is added after the compression plugin's, so it sees the Content-Encoding it chose.
+  app.addHook('onRoute', (route) => {
+    route.onSend = [...(route.onSend ? [route.onSend].flat() : []), tagAfterCompression];
+  });
+}

@@ -1,0 +1,80 @@
+import cluster from 'node:cluster';
+import type { FastifyInstance } from 'fastify';
+import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Db } from '../db/database.ts';
+import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
+import { askPrimaryForMetrics } from './clusterMetrics.ts';
+
+const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+
+/** The route pattern (`/v3/payments/:payment`), never the raw URL: ids would explode the label space. */
+function routeLabel(route: string | undefined): string {
+  return route ?? 'unmatched';
+}
+
+/**
+ * Prometheus metrics at GET /metrics: per-route request counts and latency, server errors,
+ * database pool use, and prom-client's process defaults (memory, CPU, event-loop delay, GC).
+ * One registry per app so several apps in one process (tests) never clash.
+ */
+export function registerMetrics(app: FastifyInstance, db: Db): Registry {
+  const register = new Registry();
+  collectDefaultMetrics({ register });
+  const labelNames = ['method', 'route', 'status_class'] as const;
+  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status class', labelNames, registers: [register] });
+  const latency = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'Time from request received to response sent, by route pattern, method and status class',
+    labelNames,
+    buckets: LATENCY_BUCKETS,
+    registers: [register],
+  });
+  const serverErrors = new Counter({
+    name: 'http_server_errors_total',
+    help: 'Responses with a 5xx status, by route pattern, method and status',
+    labelNames: ['method', 'route', 'status'],
+    registers: [register],
+  });
+  const unavailable = new Counter({
+    name: 'db_unavailable_errors_total',
+    help: 'Requests answered 503 because the database was unreachable or going away',
+    registers: [register],
+  });
+  new Gauge({
+    name: 'db_pool_connections',
+    help: 'Database pool connections by state (total open, idle, requests waiting for one); SQLite has one always-open connection',
+    labelNames: ['state'],
+    registers: [register],
+    collect() {
+      const stats = db.poolStats();
+      this.set({ state: 'total' }, stats.total);
+      this.set({ state: 'idle' }, stats.idle);
+      this.set({ state: 'waiting' }, stats.waiting);
+      this.set({ state: 'max' }, stats.max);
+    },
+  });
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = routeLabel(request.routeOptions.url);
+    const status = reply.statusCode;
+    const labels = { method: request.method, route, status_class: `${Math.floor(status / 100)}xx` };
+    requests.inc(labels);
+    latency.observe(labels, reply.elapsedTime / 1000);
+    if (status >= 500) serverErrors.inc({ method: request.method, route, status: String(status) });
+  });
+  app.addHook('onError', async (_request, _reply, error) => {
+    if (isDatabaseUnavailable(error)) unavailable.inc();
+  });
+
+  // Under WORKERS=n a scrape reaches one worker; it answers with every worker's figures, summed
+  // (or averaged, per metric) by the primary.
+  if (cluster.isWorker) {
+    new AggregatorRegistry(); // installs the listener that hands this worker's figures to the primary
+    AggregatorRegistry.setRegistries([register]);
+  }
+  app.get('/metrics', { schema: { summary: 'Prometheus metrics', tags: ['operations'] } }, async (_request, reply) => {
+    const text = cluster.isWorker ? await askPrimaryForMetrics() : await register.metrics();
+    return reply.type(register.contentType).send(text);
+  });
+  return register;
+}

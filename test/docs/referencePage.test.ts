@@ -1,0 +1,71 @@
+import { mkdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+import { startServer, type ServerProcess } from '../support/serverProcess.ts';
+import { launchChromium } from '../support/browser.ts';
+import { DOCS_CSP } from '../../src/docs/referencePage.ts';
+
+// Runs once (not per database): the page is the same whatever the database.
+describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 }, () => {
+  let database: TestDatabase;
+  let server: ServerProcess;
+  let chromium: Awaited<ReturnType<typeof launchChromium>>;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    server = await startServer({ ...database.env, LOG_LEVEL: 'warn' });
+    chromium = await launchChromium();
+  }, 120_000);
+  afterAll(async () => {
+    await chromium?.close();
+    await server?.stop();
+    await database?.drop();
+  });
+
+  it('serves its own Content-Security-Policy and only local assets', async () => {
+    const page = await fetch(`${server.url}/docs`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toBe(DOCS_CSP);
+    const html = await page.text();
+    const sources = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]);
+    expect(sources.length).toBeGreaterThan(3);
+    for (const source of sources) expect(source, source).not.toMatch(/^(https?:)?\/\//);
+  });
+
+  it('lists every endpoint of the OpenAPI document, with the changelog, loading nothing from elsewhere', async () => {
+    const doc = (await (await fetch(`${server.url}/v3/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const expected = Object.entries(doc.paths)
+      .flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`))
+      .sort();
+
+    const page = await chromium.context.newPage();
+    const foreign: string[] = [];
+    const failures: string[] = [];
+    const cspViolations: string[] = [];
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url) && !request.url().startsWith('data:')) foreign.push(request.url());
+    });
+    page.on('requestfailed', (request) => failures.push(`${request.url()} ${request.failure()?.errorText}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+
+    await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
+    await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
+    const listed = (
+      await page.locator('.opblock').evaluateAll((blocks) =>
+        blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
+      )
+    ).sort();
+    expect(listed).toEqual(expected);
+    expect(listed.length).toBeGreaterThanOrEqual(15);
+    await expect(page.locator('.info').innerText()).resolves.toMatch(/Changelog[\s\S]*GET \/v3\/payments/);
+
+    mkdirSync('test-output', { recursive: true });
+    await page.screenshot({ path: 'test-output/docs.png', fullPage: true });
+    expect(foreign).toEqual([]);
+    expect(failures).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+});
