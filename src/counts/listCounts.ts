@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Database, Dialect } from '../db/schema.ts';
+import { rebuildBuckets } from './listBuckets.ts';
 
 export type CountedList = 'payments' | 'accounts';
 
@@ -75,8 +76,9 @@ export async function countedTotal(db: Kysely<Database>, tenantId: string, list:
   return Number(row.total);
 }
 
-/** Rebuilds a tenant's counts from its rows (after bulk loads), inside the caller's transaction. */
-export async function recountTenant(trx: Transaction<Database>, tenantId: string): Promise<void> {
+/** Rebuilds a tenant's counts and buckets from its rows (after bulk loads), inside the caller's transaction. */
+export async function recountTenant(trx: Transaction<Database>, dialect: Dialect, tenantId: string): Promise<void> {
+  await rebuildBuckets(trx, dialect, tenantId);
   await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
   for (const [accountId, status] of [[sql`''`, sql`''`], [sql`account_id`, sql`''`], [sql`''`, sql`status`], [sql`account_id`, sql`status`]]) {
     await sql`insert into list_counts (tenant_id, list, account_id, status, n)

@@ -5,6 +5,7 @@ import { idempotencyMigration } from './migrations/0002_idempotency.ts';
 import { listCountsMigration } from './migrations/0003_list_counts.ts';
 import { resourceJsonMigration } from './migrations/0004_resource_json.ts';
 import { accountStatusIndexMigration } from './migrations/0005_account_status_index.ts';
+import { listBucketsMigration } from './migrations/0006_list_buckets.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -13,6 +14,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0003_list_counts': listCountsMigration(dialect),
     '0004_resource_json': resourceJsonMigration,
     '0005_account_status_index': accountStatusIndexMigration,
+    '0006_list_buckets': listBucketsMigration(dialect),
   };
 }
 

@@ -75,6 +75,18 @@ export interface ListCountTable {
   n: number;
 }
 
+/** Rows of one slice (as list_counts) whose sort key falls in one bucket (src/counts/sortBuckets.ts). */
+export interface ListBucketTable {
+  tenant_id: string;
+  list: string;
+  sort_key: string;
+  level: number;
+  account_id: string;
+  status: string;
+  bucket: number;
+  n: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
@@ -82,6 +94,7 @@ export interface Database {
   payments: PaymentTable;
   idempotency_keys: IdempotencyKeyTable;
   list_counts: ListCountTable;
+  list_buckets: ListBucketTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -8,6 +8,7 @@ import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
+import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
 import { withPaymentResource } from './paymentResource.ts';
 
 export interface NewPayment {
@@ -56,6 +57,7 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
   });
   await trx.insertInto('payments').values(row).execute();
   await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })));
+  await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row));
   return row;
 }
 
@@ -87,6 +89,8 @@ async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, c
   if (changes.status !== undefined) {
     await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status));
   }
+  // A status change moves the row between status slices; a smaller capture moves it in amount order.
+  await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated));
   return updated;
 }
 

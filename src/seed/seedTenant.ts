@@ -61,7 +61,7 @@ export async function seedTenant(db: Kysely<Database>, dialect: Dialect, options
       await trx.insertInto('payments').values(rows).execute();
     }
     // Bulk loads bypass the per-write counters; rebuild the tenant's exact totals in the same transaction.
-    await recountTenant(trx, tenant.id);
+    await recountTenant(trx, dialect, tenant.id);
   });
   return { tenantId: tenant.id, accounts: options.accounts, payments: options.payments };
 }

@@ -25,7 +25,7 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
 }
 
 describe('migrations', () => {
-  it('backfill counts and stored representations for rows written before them', async () => {
+  it('backfill counts, bucket counts and stored representations for rows written before them', async () => {
     const { db, drop } = await emptyDatabase();
     try {
       const { error } = await (await migratorFor(db.kysely, db.dialect)).migrateTo('0002_idempotency');
@@ -38,7 +38,7 @@ describe('migrations', () => {
           card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
         values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
 
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index']);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets']);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
@@ -46,6 +46,16 @@ describe('migrations', () => {
       expect(counts.map((c) => [c.list, c.account_id, c.status, Number(c.n)])).toEqual([
         ['accounts', '', '', 1], ['accounts', '', 'active', 1],
         ['payments', '', '', 1], ['payments', '', 'succeeded', 1], ['payments', 'acc_1', '', 1], ['payments', 'acc_1', 'succeeded', 1],
+      ]);
+      // 2026-01-02T03:04:05Z is day 20455 and hour 490923 since the epoch; 1234 is 1xxx, 12xx, 123x.
+      const buckets = await db.kysely.selectFrom('list_buckets').select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n']).orderBy('sort_key').orderBy('account_id').orderBy('status').orderBy('level').execute();
+      expect(buckets.map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)])).toEqual([
+        ['amount', 0, '', '', 31, 1], ['amount', 1, '', '', 212, 1], ['amount', 2, '', '', 1123, 1],
+        ['amount', 0, '', 'succeeded', 31, 1], ['amount', 1, '', 'succeeded', 212, 1], ['amount', 2, '', 'succeeded', 1123, 1],
+        ['amount', 0, 'acc_1', '', 31, 1],
+        ['created_at', 0, '', '', 20455, 1], ['created_at', 1, '', '', 490923, 1],
+        ['created_at', 0, '', 'succeeded', 20455, 1], ['created_at', 1, '', 'succeeded', 490923, 1],
+        ['created_at', 0, 'acc_1', '', 20455, 1],
       ]);
     } finally {
       await drop();

@@ -1,0 +1,104 @@
+import { sql, type Kysely, type Transaction } from 'kysely';
+import type { Database, Dialect } from '../db/schema.ts';
+import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
+
+/** Where a payment sits in every bucketed order: what a write changes. */
+export interface PaymentPosition {
+  account_id: string;
+  status: string;
+  created_at: string;
+  amount: number;
+}
+
+export interface BucketDelta {
+  accountId: string;
+  status: string;
+  sortKey: BucketedColumn;
+  level: number;
+  bucket: number;
+  delta: number;
+}
+
+/** The slices a payment is bucketed in: the tenant's whole list, by status, and by account ('' = all). */
+function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
+  return [
+    { accountId: '', status: '', kind: 'tenant' },
+    { accountId: '', status: p.status, kind: 'tenant' },
+    { accountId: p.account_id, status: '', kind: 'account' },
+  ];
+}
+
+function valueOf(p: PaymentPosition, column: BucketedColumn): number {
+  return column === 'created_at' ? Date.parse(p.created_at) : p.amount;
+}
+
+function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
+  const out: BucketDelta[] = [];
+  for (const slice of slicesOf(p)) {
+    for (const sortKey of BUCKETED_COLUMNS) {
+      for (const level of bucketLevels(sortKey, slice.kind)) {
+        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(valueOf(p, sortKey)), delta });
+      }
+    }
+  }
+  return out;
+}
+
+/** What moving a payment from `before` to `after` (either absent: created, removed) does to the buckets. */
+export function paymentBucketDeltas(before: PaymentPosition | undefined, after: PaymentPosition | undefined): BucketDelta[] {
+  return [...(before ? bucketsOf(before, -1) : []), ...(after ? bucketsOf(after, 1) : [])];
+}
+
+function keyOf(d: BucketDelta): string {
+  return [d.sortKey, String(d.level).padStart(2, '0'), d.accountId, d.status, String(d.bucket).padStart(17, '0')].join('\u0000');
+}
+
+/**
+ * Applies bucket deltas inside the caller's transaction, as one multi-row upsert. Rows are
+ * written in one global order (after list_counts, which every writer touches first) so two
+ * concurrent writers on PostgreSQL lock them in the same order and cannot deadlock.
+ */
+export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[]): Promise<void> {
+  const merged = new Map<string, BucketDelta>();
+  for (const d of deltas) {
+    const k = keyOf(d);
+    const prior = merged.get(k);
+    merged.set(k, { ...d, delta: (prior?.delta ?? 0) + d.delta });
+  }
+  const rows = [...merged.entries()]
+    .filter(([, d]) => d.delta !== 0)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, d]) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, n: d.delta }));
+  if (rows.length === 0) return;
+  await trx
+    .insertInto('list_buckets')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
+    .execute();
+}
+
+/**
+ * Rebuilds the buckets of one tenant (or of every tenant) from its rows, after bulk loads and
+ * in the migration that introduced them. Run inside a transaction.
+ */
+export async function rebuildBuckets(db: Kysely<Database> | Transaction<Database>, dialect: Dialect, tenantId?: string): Promise<void> {
+  const only = tenantId === undefined ? sql`` : sql`where tenant_id = ${tenantId}`;
+  await sql`delete from list_buckets ${only}`.execute(db);
+  const slices: Array<{ kind: SliceKind; account: string; status: string }> = [
+    { kind: 'tenant', account: "''", status: "''" },
+    { kind: 'tenant', account: "''", status: 'status' },
+    { kind: 'account', account: 'account_id', status: "''" },
+  ];
+  for (const sortKey of BUCKETED_COLUMNS) {
+    for (const slice of slices) {
+      for (const level of bucketLevels(sortKey, slice.kind)) {
+        const bucket = sql.raw(level.sql(dialect));
+        const groups = [sql.ref('tenant_id'), ...(slice.account === 'account_id' ? [sql.ref('account_id')] : []), ...(slice.status === 'status' ? [sql.ref('status')] : []), bucket];
+        await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n)
+          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${sql.raw(slice.account)}, ${sql.raw(slice.status)}, ${bucket}, count(*)
+          from payments ${only}
+          group by ${sql.join(groups)}`.execute(db);
+      }
+    }
+  }
+}
