@@ -15,7 +15,7 @@ export interface Config {
   pgPoolMax: number;
   /** Key for card fingerprints (HMAC); a deployment must set its own. */
   cardFingerprintSecret: string;
-  /** Shared state for several instances (page boundaries); in-process when unset. */
+  /** Shared state for several instances (rate-limit counters); in-process when unset. */
   redisUrl: string | undefined;
   /** Origins allowed by CORS (`*` for any); empty: CORS off. */
   corsOrigins: string[];

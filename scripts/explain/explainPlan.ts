@@ -23,7 +23,7 @@ function columnsOf(condition: string): string[] {
   return [...condition.replace(/'[^']*'/g, '').matchAll(/[a-z_][a-z0-9_]*/g)].map((m) => m[0]).filter((w) => COLUMNS.has(w));
 }
 
-const LIST_TABLES = /^(payments|accounts)$/;
+const LIST_TABLES = /^(payments|accounts|list_buckets)$/;
 
 interface PgNode {
   'Node Type': string;
@@ -61,7 +61,7 @@ function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string 
     const d = (depth.get(row.parent) ?? -1) + 1;
     depth.set(row.id, d);
     verdict.lines.push(`${'  '.repeat(d)}${row.detail}`);
-    if (/^SCAN (payments|accounts)\b/.test(row.detail) && !/USING (COVERING )?INDEX/.test(row.detail)) verdict.fullScan = true;
+    if (/^SCAN (payments|accounts|list_buckets)\b/.test(row.detail) && !/USING (COVERING )?INDEX/.test(row.detail)) verdict.fullScan = true;
     // SQLite applies LIMIT after its temp b-tree. Inside a subquery (the deferred join's id list)
     // that always matters; at the top only when the top query has the LIMIT (the deferred
     // join's outer query just orders an id list that is limited already).

@@ -3,7 +3,22 @@ import type { Database } from '../../src/db/schema.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
-import { countSelect, DEFERRED_JOIN_FROM, hopSelect, pageSelect, type ListScope, type ListTable, type PageStrategy } from '../../src/listing/listPageQueries.ts';
+import {
+  afterBoundarySelect,
+  bucketPageSelect,
+  countedTotalSelect,
+  countSelect,
+  deferredJoinPageSelect,
+  DEFERRED_JOIN_FROM,
+  hopSelect,
+  offsetPageSelect,
+  reversed,
+  type ListScope,
+  type ListTable,
+} from '../../src/listing/listPageQueries.ts';
+import { bucketSliceKind, countedSlice } from '../../src/listing/listSlice.ts';
+import { bucketCountsSelect } from '../../src/listing/findInBuckets.ts';
+import { bucketLevels, isBucketed } from '../../src/counts/sortBuckets.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import type { Compilable } from 'kysely';
@@ -76,17 +91,34 @@ export function boundColumns(shape: ListShape): string[] {
   return ['tenant_id', ...(shape.perAccount ? ['account_id'] : []), ...parsedQuery(shape).conditions.map((c) => c.column)];
 }
 
-/** Each query of a shape: its count (where no maintained count answers), its page by every strategy, and a skip hop. */
-export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape): Array<{ label: string; strategy?: PageStrategy; query: Compilable }> {
+/**
+ * Each query of a shape: its total (maintained count or count(*)), its page by every strategy
+ * (from either end of the list), a skip hop, and the bucket counts a deep page reads.
+ */
+export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape): Array<{ label: string; strategy?: string; query: Compilable }> {
   const query = parsedQuery(shape);
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
-  const counted = query.conditions.length === 0 || (query.conditions.length === 1 && query.conditions[0].column === 'status');
-  const page = (offset: number, previous?: typeof boundary) =>
-    pageSelect(db, shape.table, scope, query, { page: 2, perPage: 100, offset }, previous);
-  return [
-    ...(counted ? [] : [{ label: 'count', query: countSelect(db, shape.table, scope, query) }]),
-    ...[page(100), page(100, boundary), page(DEFERRED_JOIN_FROM * 10)].map(({ strategy, select }) => ({ label: strategy, strategy, query: select })),
-    { label: 'skip-hops (one hop)', strategy: 'skip-hops' as const, query: hopSelect(db, shape.table, scope, query, boundary, 10_000) },
+  const slice = countedSlice(shape.table, scope, query);
+  const kind = slice && bucketSliceKind(shape.table, slice);
+  const first = query.sort[0];
+  const out: Array<{ label: string; strategy?: string; query: Compilable }> = [
+    slice ? { label: 'total (list_counts)', query: countedTotalSelect(db, tenantId, shape.table, slice) } : { label: 'total (count)', query: countSelect(db, shape.table, scope, query) },
   ];
+  for (const [end, q] of [['', query], ['-from-end', reversed(query)]] as const) {
+    out.push({ label: `offset${end}`, strategy: `offset${end}`, query: offsetPageSelect(db, shape.table, scope, q, 100, 100) });
+    out.push({ label: `deferred-join${end}`, strategy: `deferred-join${end}`, query: deferredJoinPageSelect(db, shape.table, scope, q, DEFERRED_JOIN_FROM * 10, 100) });
+    out.push({ label: `skip-hops${end} (one hop)`, strategy: `skip-hops${end}`, query: hopSelect(db, shape.table, scope, q, boundary, 10_000) });
+    out.push({ label: `skip-hops${end} (the page)`, strategy: `skip-hops${end}`, query: afterBoundarySelect(db, shape.table, scope, q, boundary, 100) });
+    if (slice && kind && isBucketed(first.column)) {
+      const direction = q.sort[0].direction;
+      const start = { column: first.column, op: direction === 'asc' ? ('>=' as const) : ('<' as const), value: SAMPLE_VALUES[first.column] };
+      out.push({ label: `buckets${end} (the page)`, strategy: `buckets${end}`, query: bucketPageSelect(db, shape.table, scope, q, start, 500, 100) });
+      for (const level of bucketLevels(first.column, kind)) {
+        const search = { tenantId, slice, column: first.column, direction };
+        out.push({ label: `buckets${end} (level ${level.level} counts)`, query: bucketCountsSelect(db, search, level.level, level.level === 0 ? undefined : [1, 100]) });
+      }
+    }
+  }
+  return out;
 }

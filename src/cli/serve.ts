@@ -5,7 +5,6 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { buildApp } from '../http/buildApp.ts';
 import { createDemoTenantIfEmpty } from '../seed/demoTenant.ts';
 import { Redis } from 'ioredis';
-import { memoryBoundaryCache, redisBoundaryCache } from '../pagination/boundaryCache.ts';
 import { runPrimary } from './clusterPrimary.ts';
 import { shutDownGracefully } from './shutdown.ts';
 
@@ -51,9 +50,8 @@ export async function serve(config: Config): Promise<void> {
   const db = openConfiguredDatabase(config);
   const demo = cluster.isWorker ? undefined : await prepareDatabase(db, config);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
-  redis?.on('error', () => {}); // boundaries fall back to OFFSET while Redis is away
-  const boundaries = redis ? redisBoundaryCache(redis) : memoryBoundaryCache();
-  const app = await buildApp({ config, db, boundaries, redis, metrics: config.metricsEnabled });
+  redis?.on('error', () => {}); // rate limits pass uncounted while Redis is away
+  const app = await buildApp({ config, db, redis, metrics: config.metricsEnabled });
   // Released only after app.close() has resolved, i.e. after the last in-flight request: an
   // onClose hook added here would run before Fastify's own server close and pull the pool
   // from under requests still running.

@@ -1,3 +1,4 @@
+import type { ListTuning } from '../listing/fetchListPage.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './routeDocs.ts';
 import type { Redis } from 'ioredis';
@@ -11,7 +12,6 @@ import { registerPaymentWriteRoutes } from '../payments/paymentWriteRoutes.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
-import { memoryBoundaryCache, type BoundaryCache } from '../pagination/boundaryCache.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
 import { clientErrorHandler, registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
@@ -34,8 +34,6 @@ export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
     Partial<Pick<Config, 'corsOrigins'>> & { limits?: Partial<ResourceLimits> };
   processor?: CardProcessor;
-  /** Where page boundaries are remembered; in-process by default, Redis to share across instances. */
-  boundaries?: BoundaryCache;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
   logger?: FastifyServerOptions['logger'];
@@ -43,6 +41,8 @@ export interface AppOptions {
   redis?: Redis;
   /** Prefix of this app's rate-limit keys in Redis. */
   rateLimitPrefix?: string;
+  /** How deep list pages are found; tests lower the thresholds to reach those paths on small lists. */
+  listTuning?: ListTuning;
   /** Prometheus metrics at /metrics (default on; METRICS=off). */
   metrics?: boolean;
 }
@@ -60,10 +60,10 @@ export async function buildApp({
   db,
   logger,
   processor = sandboxProcessor,
-  boundaries = memoryBoundaryCache(),
   redis,
   rateLimitPrefix,
   metrics = true,
+  listTuning,
 }: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const app = Fastify({
@@ -130,7 +130,7 @@ export async function buildApp({
   app.addHook('preValidation', rejectNulInBody);
   if (metrics) registerMetrics(app, db);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
-  const lists = { db: db.kysely, dialect: db.dialect, boundaries };
+  const lists = { db: db.kysely, dialect: db.dialect, ...(listTuning ? { tuning: listTuning } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);

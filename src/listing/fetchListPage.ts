@@ -1,34 +1,57 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
-import { countedTotal, type CountedList } from '../counts/listCounts.ts';
-import type { Boundary, BoundaryCache } from '../pagination/boundaryCache.ts';
+import { isBucketed } from '../counts/sortBuckets.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
-import { boundaryOf } from './keyset.ts';
-import { countSelect, DEFERRED_JOIN_FROM, hopSelect, pageSelect, SKIP_HOP, type ListScope, type ListTable, type PageStrategy } from './listPageQueries.ts';
+import { boundaryOf, type Boundary } from './keyset.ts';
+import { findInBuckets } from './findInBuckets.ts';
+import {
+  afterBoundarySelect,
+  bucketPageSelect,
+  countedTotalSelect,
+  countSelect,
+  deferredJoinPageSelect,
+  DEFERRED_JOIN_FROM,
+  hopSelect,
+  offsetPageSelect,
+  reversed,
+  SKIP_HOP,
+  type ListScope,
+  type ListTable,
+  type PageStrategy,
+} from './listPageQueries.ts';
+import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 export type { ListScope, PageStrategy } from './listPageQueries.ts';
 
+/** Where plain OFFSET stops and the deep ways start; the defaults are what the benchmark chose. */
+export interface ListTuning {
+  /** Skips below this are plain OFFSET (from the nearer end). */
+  plainOffsetUpTo: number;
+  /** SQLite's skip hops for lists without bucket counts. */
+  skipHop: number;
+}
+
+export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
+
 export interface ListContext {
   db: Kysely<Database>;
   dialect: Dialect;
-  boundaries: BoundaryCache;
+  tuning?: ListTuning;
 }
 
-/** The status values a query filters on, when status is its only filter (a counted slice). */
-function countedStatuses(query: ListQuery): string[] | undefined {
-  if (query.conditions.length === 0) return [];
-  const [only] = query.conditions;
-  if (query.conditions.length === 1 && only.column === 'status' && only.match === 'in') return only.values;
-  return undefined;
+export interface ListPage {
+  total: number;
+  /** Each row as its stored JSON text, in order. */
+  rows: string[];
+  strategy: PageStrategy;
 }
 
-/** The same query written in one canonical way, so equivalent requests share boundaries. */
-function pageKey(table: ListTable, scope: ListScope, query: ListQuery, perPage: number): string {
-  const conditions = query.conditions
-    .map((c) => JSON.stringify(c.match === 'in' ? { ...c, values: [...c.values].sort() } : c))
-    .sort();
-  return JSON.stringify([scope.tenantId, table, scope.accountId ?? '', conditions, query.sort, perPage]);
+interface ListRequest {
+  table: ListTable;
+  scope: ListScope;
+  query: ListQuery;
+  slice: ListSlice | undefined;
 }
 
 /**
@@ -47,52 +70,66 @@ export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: 
   return boundary ?? null;
 }
 
-type Row = Record<string, unknown>;
+function totalSelect(db: Kysely<Database>, list: ListRequest) {
+  return list.slice ? countedTotalSelect(db, list.scope.tenantId, list.table, list.slice) : countSelect(db, list.table, list.scope, list.query);
+}
 
-/** A cold deep page on SQLite: hops to the page's start, then seeks, in one read transaction (so it equals OFFSET). */
-function pageAfterHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<Row[]> {
-  return db.transaction().execute(async (trx) => {
-    const boundary = await skipInHops(trx, table, scope, query, paging.offset);
-    if (boundary === null) return [];
-    return (await pageSelect(trx, table, scope, query, paging, boundary).select.execute()) as Row[];
-  });
+/** `limit` rows after `skip` rows of the list in `query`'s order, the cheapest way there is; inside the caller's snapshot. */
+async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, query: ListQuery, skip: number, limit: number): Promise<{ rows: string[]; how: 'offset' | 'buckets' | 'deferred-join' | 'skip-hops' }> {
+  const { table, scope } = list;
+  const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
+  if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
+  const [first] = query.sort;
+  const kind = list.slice && bucketSliceKind(table, list.slice);
+  if (list.slice && kind && isBucketed(first.column)) {
+    const found = await findInBuckets(db, { tenantId: scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction, skip });
+    if (found) return { rows: await run(bucketPageSelect(db, table, scope, query, found.start, found.skip, limit)), how: 'buckets' };
+  }
+  if (dialect === 'postgres') return { rows: await run(deferredJoinPageSelect(db, table, scope, query, skip, limit)), how: 'deferred-join' };
+  if (skip === 0) return { rows: await run(offsetPageSelect(db, table, scope, query, 0, limit)), how: 'skip-hops' };
+  const boundary = await skipInHops(db, table, scope, query, skip, tuning.skipHop);
+  return { rows: boundary === null ? [] : await run(afterBoundarySelect(db, table, scope, query, boundary, limit)), how: 'skip-hops' };
 }
 
 /**
- * One page of a list and its exact total. The total comes from the maintained counts when the
- * query is a counted slice (all, one account, by status), else from count(*) on an index.
- * The rows come as listPageQueries.ts says (cold deep pages on SQLite in hops); each served page remembers its last row so that
- * a walker's next page is found by seek.
+ * The page inside one snapshot, once its total is known: nothing past the end; otherwise from
+ * whichever end of the list is nearer, so the last pages cost what the first ones do.
  */
-export async function fetchListPage(
-  ctx: ListContext,
-  table: ListTable,
-  scope: ListScope,
-  query: ListQuery,
-  paging: PageParams,
-): Promise<{ total: number; rows: string[]; strategy: PageStrategy }> {
-  const { db, boundaries } = ctx;
-  const statuses = countedStatuses(query);
-  const total =
-    statuses !== undefined
-      ? countedTotal(db, scope.tenantId, table as CountedList, scope.accountId ?? '', statuses)
-      : countSelect(db, table, scope, query)
-          .executeTakeFirstOrThrow()
-          .then((r) => Number(r.n));
-
-  const key = pageKey(table, scope, query, paging.perPage);
-  const previous = paging.page > 1 ? await boundaries.get(`${key}#${paging.page - 1}`) : undefined;
-  let strategy: PageStrategy;
-  let page: Promise<Row[]>;
-  if (!previous && paging.offset >= DEFERRED_JOIN_FROM && ctx.dialect === 'sqlite') {
-    strategy = 'skip-hops';
-    page = pageAfterHops(db, table, scope, query, paging);
-  } else {
-    const chosen = pageSelect(db, table, scope, query, paging, previous);
-    strategy = chosen.strategy;
-    page = chosen.select.execute() as Promise<Row[]>;
+async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, total: number, paging: PageParams): Promise<ListPage> {
+  const { offset, perPage } = paging;
+  if (offset >= total) return { total, rows: [], strategy: 'past-end' };
+  const limit = Math.min(perPage, total - offset);
+  const fromEnd = total - offset - limit;
+  if (fromEnd < offset) {
+    const page = await rowsAt(db, dialect, tuning, list, reversed(list.query), fromEnd, limit);
+    return { total, rows: page.rows.reverse(), strategy: `${page.how}-from-end` };
   }
-  const [rows, count] = await Promise.all([page, total]);
-  if (rows.length > 0) await boundaries.set(`${key}#${paging.page}`, boundaryOf(rows[rows.length - 1], query.sort));
-  return { total: count, rows: rows.map((r) => r.resource as string), strategy };
+  const page = await rowsAt(db, dialect, tuning, list, list.query, offset, limit);
+  return { total, rows: page.rows, strategy: page.how };
+}
+
+/**
+ * One page of a list and its exact total, both read in one snapshot of the data at request
+ * time, so `data` is exactly what `OFFSET (page-1)*per_page LIMIT per_page` gives at that moment
+ * and agrees with `total`. Nothing is remembered between requests. The total comes from the
+ * maintained counts for counted slices, else from count(*); deep pages of counted slices are
+ * placed through bucket counts (findInBuckets.ts).
+ */
+export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const tuning = ctx.tuning ?? DEFAULT_TUNING;
+  if (ctx.dialect === 'postgres' && paging.offset < tuning.plainOffsetUpTo) {
+    // One statement is one snapshot on PostgreSQL: total and rows together, one round trip.
+    const page = offsetPageSelect(ctx.db, table, scope, query, paging.offset, paging.perPage);
+    const { rows } = await sql<{ total: number | string; resource: string | null }>`select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`.execute(ctx.db);
+    const total = Number(rows[0].total);
+    const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
+    return { total, rows: resources, strategy: paging.offset >= total ? 'past-end' : 'offset' };
+  }
+  let transaction = ctx.db.transaction();
+  if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
+  return transaction.execute(async (trx) => {
+    const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
+    return pageOf(trx, ctx.dialect, tuning, list, total, paging);
+  });
 }

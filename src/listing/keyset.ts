@@ -1,6 +1,8 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SortKey } from './parseListQuery.ts';
-import type { Boundary } from '../pagination/boundaryCache.ts';
+
+/** A row's place in a list: its sort-key values, then its id. */
+export type Boundary = Array<string | number>;
 
 /** The full order of a list: the requested keys, then id in the last key's direction. */
 export function totalOrder(sort: SortKey[]): SortKey[] {
@@ -8,7 +10,7 @@ export function totalOrder(sort: SortKey[]): SortKey[] {
   return [...sort, { column: 'id', direction: last }];
 }
 
-/** The values of a row under the total order: what the next page seeks past. */
+/** The values of a row under the total order: what the next hop of a skip starts after. */
 export function boundaryOf(row: Record<string, unknown>, sort: SortKey[]): Boundary {
   return totalOrder(sort).map((k) => row[k.column] as string | number);
 }

@@ -1,9 +1,8 @@
-import type { Kysely, SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { Boundary } from '../pagination/boundaryCache.ts';
-import type { PageParams } from '../pagination/pageParams.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
-import { afterBoundary } from './keyset.ts';
+import { afterBoundary, type Boundary } from './keyset.ts';
+import type { ListSlice } from './listSlice.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 /**
@@ -17,21 +16,27 @@ export interface ListScope {
   accountId?: string;
 }
 
-/** Below this offset OFFSET itself is cheapest; from here a cold page skips through the index only. */
+/** Below this many skipped rows OFFSET itself is cheapest; past it a page is found through bucket counts or the index alone. */
 export const DEFERRED_JOIN_FROM = 2000;
 
 /**
  * SQLite cannot interrupt one statement, and an OFFSET of 900,000 is a single ~0.1 s step that
- * holds the event loop; a cold deep page there skips in hops of this many index entries (a few
- * ms each), and the driver yields between them. Smaller hops cost more statements: measured at
- * 1M rows, 10k hops took ~1.8× the single OFFSET's time, 50k ~1.4×, 100k ~1.2× (20 ms stalls).
+ * holds the event loop; a deep page of a list without bucket counts skips there in hops of this
+ * many index entries (a few ms each), and the driver yields between them. Smaller hops cost more
+ * statements: measured at 1M rows, 10k hops took ~1.8× the single OFFSET's time, 50k ~1.4×.
  */
 export const SKIP_HOP = 50_000;
 
-/** How a page is found, for tests and benchmarks (`X-Page-Strategy`). */
-export type PageStrategy = 'offset' | 'seek' | 'deferred-join' | 'skip-hops';
+/**
+ * How a page is found, for tests and benchmarks (`X-Page-Strategy`): `offset`, `buckets` (bucket
+ * counts, then a short skip), `deferred-join` (PostgreSQL) or `skip-hops` (SQLite) for deep pages
+ * of lists without bucket counts, `past-end` (no row read). `-from-end` when the page was counted
+ * from the end of the list (the nearer end).
+ */
+export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops'}${'' | '-from-end'}` | 'past-end';
 
-type AnySelect = SelectQueryBuilder<Database, 'payments', object>;
+/** A page's rows, each as its stored JSON. */
+type PageSelect = SelectQueryBuilder<Database, 'payments', { resource: string }>;
 
 function scoped(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
   let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
@@ -39,9 +44,25 @@ function scoped(db: Kysely<Database>, table: ListTable, scope: ListScope, query:
   return applyConditions(qb, query);
 }
 
-/** `select count(*)` of the matching rows: for the filter combinations no maintained count covers. */
+/** `select count(*) as n` of the matching rows: for the filter combinations no maintained count covers. */
 export function countSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
   return scoped(db, table, scope, query).select((eb) => eb.fn.countAll<number>().as('n'));
+}
+
+/** The exact total of a counted slice from list_counts, as `n` (several accounts or statuses add up). */
+export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table: ListTable, slice: ListSlice) {
+  return db
+    .selectFrom('list_counts')
+    .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
+    .where('tenant_id', '=', tenantId)
+    .where('list', '=', table)
+    .where('account_id', 'in', slice.accounts)
+    .where('status', 'in', slice.statuses);
+}
+
+/** The same list in the opposite order, so that a page near the end is counted from there. */
+export function reversed(query: ListQuery): ListQuery {
+  return { ...query, sort: query.sort.map((k) => ({ ...k, direction: k.direction === 'asc' ? 'desc' : 'asc' })) };
 }
 
 function sortColumns(query: ListQuery) {
@@ -55,29 +76,33 @@ export function hopSelect(db: Kysely<Database>, table: ListTable, scope: ListSco
   return applyOrder(select, query).limit(1).offset(skip - 1);
 }
 
-/**
- * The rows of one page, each as its stored JSON and the sort-key columns the next page seeks
- * past: by seek when the previous page's last row is known, by a deferred join (ids from the
- * index, then rows) for cold deep pages, else by OFFSET.
- */
-export function pageSelect(
-  db: Kysely<Database>,
-  table: ListTable,
-  scope: ListScope,
-  query: ListQuery,
-  paging: PageParams,
-  previous: Boundary | undefined,
-): { strategy: PageStrategy; select: AnySelect } {
-  const output = ['resource', ...sortColumns(query)] as const;
-  if (previous) {
-    const select = scoped(db, table, scope, query).select(output).where(afterBoundary(query.sort, previous));
-    return { strategy: 'seek', select: applyOrder(select, query).limit(paging.perPage) };
-  }
-  if (paging.offset >= DEFERRED_JOIN_FROM) {
-    const ids = applyOrder(scoped(db, table, scope, query).select('id'), query).limit(paging.perPage).offset(paging.offset);
-    const select = db.selectFrom(table as 'payments').select(output).where('id', 'in', ids);
-    return { strategy: 'deferred-join', select: applyOrder(select, query) };
-  }
-  const select = applyOrder(scoped(db, table, scope, query).select(output), query).limit(paging.perPage).offset(paging.offset);
-  return { strategy: 'offset', select };
+/** `limit` rows after the row `boundary` names (the end of a skip in hops). */
+export function afterBoundarySelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary, limit: number): PageSelect {
+  const select = scoped(db, table, scope, query).select('resource').where(afterBoundary(query.sort, boundary));
+  return applyOrder(select, query).limit(limit) as PageSelect;
+}
+
+/** `limit` rows after `skip` rows, by OFFSET: each row as its stored JSON. */
+export function offsetPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
+  return applyOrder(scoped(db, table, scope, query).select('resource'), query).limit(limit).offset(skip) as PageSelect;
+}
+
+/** The same rows, the ids skipped through the index alone, then only the page's rows read (PostgreSQL). */
+export function deferredJoinPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
+  const ids = applyOrder(scoped(db, table, scope, query).select('id'), query).limit(limit).offset(skip);
+  const select = db.selectFrom(table as 'payments').select('resource').where('id', 'in', ids);
+  return applyOrder(select, query) as PageSelect;
+}
+
+/** Where a bucket starts in the list's order: the first sort key `>=` its low value (ascending) or `<` its high value (descending). */
+export interface BucketStart {
+  column: string;
+  op: '>=' | '<';
+  value: string | number;
+}
+
+/** `limit` rows after skipping `skip` rows from the start of a bucket: a short range of one index. */
+export function bucketPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: number, limit: number): PageSelect {
+  const select = scoped(db, table, scope, query).select('resource').where(sql.ref(start.column), start.op, start.value);
+  return applyOrder(select, query).limit(limit).offset(skip) as PageSelect;
 }

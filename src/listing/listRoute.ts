@@ -7,12 +7,8 @@ import { requestOrigin } from '../http/requestOrigin.ts';
 import type { ListSpec } from './listSpec.ts';
 import { parseListQuery, type ListQuery, type RawListQuery } from './parseListQuery.ts';
 
-export interface PageOfRows {
-  total: number;
-  /** Each row as JSON text, in order. */
-  rows: string[];
-  strategy: string;
-}
+export type { ListPage as PageOfRows } from './fetchListPage.ts';
+import type { ListPage } from './fetchListPage.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -28,7 +24,7 @@ declare module 'fastify' {
 export function listHandler(
   spec: ListSpec,
   publicUrl: string | undefined,
-  fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<PageOfRows>,
+  fetchPage: (request: FastifyRequest, query: ListQuery, paging: PageParams) => Promise<ListPage>,
 ) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as RawListQuery & { page?: string; per_page?: string };

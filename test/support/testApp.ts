@@ -4,7 +4,7 @@ import type { ResourceLimits } from '../../src/config.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
-import type { BoundaryCache } from '../../src/pagination/boundaryCache.ts';
+import type { ListTuning } from '../../src/listing/fetchListPage.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 export interface TestContext {
@@ -28,16 +28,17 @@ export interface TestContext {
 type TestAppConfig = {
   publicUrl?: string;
   trustProxy?: boolean;
-  boundaries?: BoundaryCache;
   corsOrigins?: string[];
   /** Rate limits are off in tests (the suite sends thousands of requests from 127.0.0.1) unless set here. */
   limits?: Partial<ResourceLimits>;
+  /** How deep pages are found (tests force the deep ways on small lists). */
+  listTuning?: ListTuning;
   redis?: Redis;
   rateLimitPrefix?: string;
   logger?: FastifyServerOptions['logger'];
 };
 
-/** An app on a given database, with its own (fresh) boundary cache. */
+/** An app on a given database. */
 export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
   return buildApp({
     config: {
@@ -50,8 +51,8 @@ export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
     },
     db: database.db,
     logger: config.logger ?? false,
-    boundaries: config.boundaries,
     redis: config.redis,
+    listTuning: config.listTuning,
     rateLimitPrefix: config.rateLimitPrefix,
   });
 }

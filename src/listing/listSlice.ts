@@ -1,0 +1,35 @@
+import type { SliceKind } from '../counts/sortBuckets.ts';
+import type { ListScope, ListTable } from './listPageQueries.ts';
+import type { ListQuery } from './parseListQuery.ts';
+
+/** A list that maintained counts cover: any of these accounts and any of these statuses ('' = all). */
+export interface ListSlice {
+  accounts: string[];
+  statuses: string[];
+}
+
+/**
+ * The counted slice a list query asks for, when its only conditions are any-of filters on
+ * status and (payments) account: list_counts holds every (account, status) pair, and disjoint
+ * slices add up. Undefined for any other filter: such totals are counted row by row.
+ */
+export function countedSlice(table: ListTable, scope: ListScope, query: ListQuery): ListSlice | undefined {
+  let accounts = scope.accountId !== undefined ? [scope.accountId] : [''];
+  let statuses = [''];
+  for (const c of query.conditions) {
+    if (c.match !== 'in') return undefined;
+    if (c.column === 'status' && statuses[0] === '') statuses = c.values;
+    else if (c.column === 'account_id' && table === 'payments' && scope.accountId === undefined && accounts[0] === '') accounts = c.values;
+    else return undefined;
+  }
+  return { accounts, statuses };
+}
+
+/** Which bucket counts cover a slice (list_buckets keeps the whole list, by status, and by account; not both). */
+export function bucketSliceKind(table: ListTable, slice: ListSlice): SliceKind | undefined {
+  if (table !== 'payments') return undefined;
+  const byAccount = slice.accounts[0] !== '';
+  const byStatus = slice.statuses[0] !== '';
+  if (byAccount && byStatus) return undefined;
+  return byAccount ? 'account' : 'tenant';
+}
