@@ -5,6 +5,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
+import { restoreDataset } from './restore.ts';
 
 const run = promisify(execFile);
 export const BENCH_TENANT = 'bench';
@@ -48,6 +49,9 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
   const db = openDatabase(url);
   try {
     await migrateToLatest(db.kysely, db.dialect);
+    // A run that died with its writer going leaves extra payments behind: remove them first.
+    const restored = await restoreDataset(url, BENCH_TENANT, { always: false });
+    if (restored?.deleted) log(`  removed ${restored.deleted} payments a previous run's writer left behind`);
     const existing = await db.kysely
       .selectFrom('list_counts')
       .innerJoin('tenants', 'tenants.id', 'list_counts.tenant_id')
@@ -78,4 +82,9 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
   }
   const key = (await cli(url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
   return { dialect, payments, url, key };
+}
+
+/** A key with scope write on the bench tenant, for the writer. */
+export async function writeKey(ds: Dataset): Promise<string> {
+  return (await cli(ds.url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read,write')).stdout.trim();
 }

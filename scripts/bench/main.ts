@@ -1,15 +1,29 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer]
  *
- * Builds (or reuses) datasets through the seed command, starts the real server on each, drives it
- * with autocannon over loopback, and prints one table per database plus the ratios the
- * performance targets are stated in, all from this one run. A benchmark: it asserts nothing.
+ * Builds (or reuses) datasets through the seed command, starts the real server on each, and
+ * prints one table per database plus the ratios the performance targets are stated in, all
+ * from this one run. A benchmark: it asserts nothing. Per dataset:
+ *
+ * - page 1 and other fixed URLs, hammered by autocannon over loopback;
+ * - cold pages at any depth (deepPages.ts): page 1, 50 %, 90 % and the last page of the default
+ *   order, by status, of the busiest account, by amount up and down, every request of a run on
+ *   the same URL; printed against page 1 of the same list;
+ * - walks by links.next (walks.ts), once alone and once while a background writer (writer.ts)
+ *   creates and captures 50 + 50 payments a second; server time per page is compared;
+ * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
+ *   so the next run finds exactly the seeded dataset again.
  */
 import { parseArgs } from 'node:util';
-import { ensureDataset, type BenchDialect, type Dataset } from './datasets.ts';
+import { busiestAccount } from './accounts.ts';
+import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
+import { deepShapes, measureDeepPages } from './deepPages.ts';
+import { printDepthAndWriteRatios, printSizeRatios, printTable, type SizeResult } from './report.ts';
+import { restoreDataset } from './restore.ts';
 import { startServer } from './server.ts';
-import { getJson, hammer, walk, type Measured, type Walk } from './scenarios.ts';
+import { getJson, hammer, type Measured } from './scenarios.ts';
 import { encodedSizes } from './compression.ts';
+import { walkShapes, walksUnderWrites } from './walks.ts';
 
 const { values } = parseArgs({
   options: {
@@ -18,24 +32,18 @@ const { values } = parseArgs({
     '10m': { type: 'boolean', default: false },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
+    'no-writer': { type: 'boolean', default: false },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
+const withWriter = !values['no-writer'];
 const log = (line: string) => console.error(line);
 
-type Row = Record<string, Measured>;
-interface SizeResult {
-  scenarios: Row;
-  walk: Walk;
-  healthUnderLoad: Measured;
-  /** Bytes of a per_page=5000 page by Content-Encoding. */
-  compressed: Record<string, number>;
-}
-
 async function benchDataset(ds: Dataset): Promise<SizeResult> {
+  const writerKey = withWriter ? await writeKey(ds) : undefined;
   const server = await startServer(ds.url);
   const base = `${server.origin}/v3`;
   try {
@@ -43,25 +51,30 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     const lastPage: number = first.meta.last_page;
     const deep = Math.max(2, Math.floor(lastPage * 0.9));
     const account = (await getJson(`${base}/accounts?per_page=1`, ds.key)).data[0].id as string;
-    const scenarios: Row = {};
-    const run = async (name: string, url: string, headers: Record<string, string> = {}) => {
+    const busiest = await busiestAccount(base, ds.key);
+    const scenarios: Record<string, Measured> = {};
+    const measure = async (name: string, url: string, headers: Record<string, string> = {}) => {
       log(`  ${ds.dialect} ${ds.payments}: ${name}`);
-      scenarios[name] = await hammer(url, ds.key, seconds, connections, headers);
+      return hammer(url, ds.key, seconds, connections, headers);
+    };
+    const run = async (name: string, url: string, headers: Record<string, string> = {}) => {
+      scenarios[name] = await measure(name, url, headers);
     };
     await run('page 1', `${base}/payments`);
     await run('page 1, per_page=5000', `${base}/payments?per_page=5000`);
     await run('page 1, filter[status]=succeeded', `${base}/payments?filter[status]=succeeded`);
     await run('filter[status]=failed&sort=-amount', `${base}/payments?filter[status]=failed&sort=-amount`);
     await run('one account’s payments', `${base}/accounts/${account}/payments`);
-    log(`  ${ds.dialect} ${ds.payments}: 90% depth is page ${deep} of ${lastPage}`);
-    await run('page at 90% depth, cold (deferred join on PostgreSQL, skip hops on SQLite)', `${base}/payments?page=${deep}`);
-    // A walker just read page `deep`: its next page is found by seek.
-    const warm = await getJson(`${base}/payments?page=${deep}`, ds.key);
-    await run('next page at 90% depth via links.next (seek)', warm.links.next);
+    // A walker just read page `deep` (per_page=10): the next page, as its links.next names it.
+    const warm = await getJson(`${base}/payments?page=${deep}&per_page=10`, ds.key);
+    await run('next page at 90% depth via links.next', warm.links.next);
     // What compression costs and saves on the biggest page a client can ask for.
     await run('page 1, per_page=5000, Accept-Encoding: gzip', `${base}/payments?per_page=5000`, { 'accept-encoding': 'gzip' });
     await run('page 1, per_page=5000, Accept-Encoding: br', `${base}/payments?per_page=5000`, { 'accept-encoding': 'br' });
     const compressed = await encodedSizes(`${base}/payments?per_page=5000`, ds.key);
+
+    // Cold pages at any depth, before any walk has been near them.
+    const deepPages = await measureDeepPages(base, ds.key, deepShapes(busiest.id), measure);
 
     // Event-loop health: /health latency while 5000-row pages are being served.
     log(`  ${ds.dialect} ${ds.payments}: /health under per_page=5000 load`);
@@ -69,54 +82,29 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
       hammer(`${base}/payments?per_page=5000`, ds.key, seconds, connections),
       hammer(`${server.origin}/health`, ds.key, seconds, 1),
     ]);
-    log(`  ${ds.dialect} ${ds.payments}: walk by links.next, per_page=5000`);
-    const walked = await walk(server.origin, '/v3/payments?per_page=5000', ds.key);
+
+    const walks = await walksUnderWrites({
+      origin: server.origin,
+      key: ds.key,
+      writeKey: writerKey,
+      shapes: walkShapes(busiest.id),
+      minSeconds: seconds,
+      run: measure,
+      log: (line) => log(`  ${ds.dialect} ${ds.payments}:${line}`),
+    });
+    const walked = walks.pairs[0].without;
     if (walked.rows !== ds.payments) throw new Error(`walk saw ${walked.rows} rows, expected ${ds.payments}`);
-    return { scenarios, walk: walked, healthUnderLoad, compressed };
+    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest };
   } finally {
     await server.stop();
   }
 }
 
-const fmt = (n: number, digits = 1) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
-
-function printTable(dialect: BenchDialect, results: Map<number, SizeResult>) {
-  const names = [...new Set([...results.values()].flatMap((r) => Object.keys(r.scenarios)))];
-  const columns = [...results.keys()];
-  console.log(`\n### ${dialect} (concurrency ${connections}, ${seconds} s per scenario)\n`);
-  console.log(`| scenario | ${columns.map((c) => `${c.toLocaleString('en')} payments: req/s · p50 · p99 (ms)`).join(' | ')} |`);
-  console.log(`|---|${columns.map(() => '---').join('|')}|`);
-  const cell = (m?: Measured) => (m ? `${fmt(m.rps, 0)} · ${m.p50} · ${m.p99}${m.errors ? ` · ${m.errors} errors` : ''}` : '–');
-  for (const name of names) {
-    console.log(`| ${name} | ${columns.map((c) => cell(results.get(c)!.scenarios[name])).join(' | ')} |`);
-  }
-  console.log(`| walk all by links.next, per_page=5000 | ${columns.map((c) => { const w = results.get(c)!.walk; return `${fmt(w.seconds, 2)} s (server ${fmt(w.serverSeconds, 2)} s) · ${w.pages} pages · ${fmt(w.megabytesPerSecond)} MB/s`; }).join(' | ')} |`);
-  console.log(`| bytes of a per_page=5000 page: identity · gzip · br | ${columns.map((c) => { const b = results.get(c)!.compressed; return `${b.identity.toLocaleString('en')} · ${b.gzip.toLocaleString('en')} · ${b.br.toLocaleString('en')}`; }).join(' | ')} |`);
-  console.log(`| /health p50 · p99 while serving 5000-row pages | ${columns.map((c) => { const h = results.get(c)!.healthUnderLoad; return `${h.p50} · ${h.p99}${h.errors ? ` · ${h.errors} errors` : ''}`; }).join(' | ')} |`);
-}
-
-function scenario(r: SizeResult, name: string): Measured {
-  return r.scenarios[name];
-}
-
-function printRatios(dialect: BenchDialect, results: Map<number, SizeResult>) {
-  const small = results.get(Math.min(...results.keys()))!;
-  const largestSize = Math.max(...results.keys());
-  const large = results.get(largestSize)!;
-  const ratio = (a: number, b: number) => fmt(a / b, 2);
-  const lines: string[] = [];
-  const label = `${largestSize.toLocaleString('en')} vs ${Math.min(...results.keys()).toLocaleString('en')}`;
-  for (const [key, name] of [['page 1', 'unfiltered'], ['one account’s payments', 'one account'], ['page 1, filter[status]=succeeded', 'by status']] as const) {
-    lines.push(`| page-1 p50 ${label}, ${name} (target ≤ 1.5) | ${ratio(scenario(large, key).p50, scenario(small, key).p50)} |`);
-  }
-  lines.push(`| page-1 req/s ${label} (target ≥ 0.7) | ${ratio(scenario(large, 'page 1').rps, scenario(small, 'page 1').rps)} |`);
-  lines.push(`| 90%-deep page by links.next p50 ÷ page-1 p50, ${largestSize.toLocaleString('en')} (target ≤ 1.5) | ${ratio(scenario(large, 'next page at 90% depth via links.next (seek)').p50, scenario(large, 'page 1').p50)} |`);
-  lines.push(`| walk of ${largestSize.toLocaleString('en')} at per_page 5000, server time (target < 6 s on PostgreSQL) | ${fmt(large.walk.serverSeconds, 2)} s (wall ${fmt(large.walk.seconds, 2)} s) |`);
-  const hundredK = results.get(100_000);
-  if (hundredK && largestSize > 100_000) {
-    lines.push(`| walk server time per row, ${largestSize.toLocaleString('en')} ÷ 100,000 (target ≤ 1.3) | ${ratio(large.walk.serverSeconds / largestSize, hundredK.walk.serverSeconds / 100_000)} |`);
-  }
-  console.log(`\n#### ${dialect}: ratios from this run\n\n| ratio | value |\n|---|---|\n${lines.join('\n')}`);
+/** Deletes what the writer created and rebuilds the counts (restore.ts), even after a failed run. */
+async function restore(ds: Dataset) {
+  const restored = await restoreDataset(ds.url, BENCH_TENANT);
+  log(`  ${ds.dialect} ${ds.payments}: restored: deleted ${restored?.deleted} writer payments, ${restored?.payments} payments left`);
+  return restored;
 }
 
 for (const dialect of dialects) {
@@ -124,8 +112,16 @@ for (const dialect of dialects) {
   for (const size of sizes) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments`);
     const ds = await ensureDataset(dialect, size, log);
-    results.set(size, await benchDataset(ds));
+    let result: SizeResult;
+    let restored: SizeResult['restored'];
+    try {
+      result = await benchDataset(ds);
+    } finally {
+      if (withWriter) restored = await restore(ds);
+    }
+    results.set(size, { ...result, restored });
   }
-  printTable(dialect, results);
-  if (results.size > 1) printRatios(dialect, results);
+  printTable(dialect, results, { seconds, connections });
+  printDepthAndWriteRatios(dialect, results);
+  if (results.size > 1) printSizeRatios(dialect, results);
 }
