@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { recountTenant } from '../../src/counts/listCounts.ts';
+import { adjustCounts, paymentCountKeys } from '../../src/counts/listCounts.ts';
+import { adjustBuckets, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { WRITER_MARK } from './writer.ts';
 
@@ -12,8 +13,8 @@ export interface Restored {
 
 /**
  * Takes a dataset back to what the seed made: deletes, through SQL, every payment the writer
- * created (and the Idempotency-Keys it sent), then rebuilds the tenant's maintained counts with
- * recountTenant, in one transaction. With `always: false` nothing is written when the writer
+ * created (and the Idempotency-Keys it sent), and takes each one out of the maintained counts and
+ * bucket counts as a write would, in one transaction. With `always: false` nothing is written when the writer
  * left nothing behind (the check before a dataset is reused).
  */
 export async function restoreDataset(url: string, tenantName: string, { always = true } = {}): Promise<Restored | undefined> {
@@ -23,15 +24,18 @@ export async function restoreDataset(url: string, tenantName: string, { always =
     if (!tenant) return undefined;
     const mark = `${WRITER_MARK}%`;
     const deleted = await db.kysely.transaction().execute(async (trx) => {
-      const removed = await trx.deleteFrom('payments').where('tenant_id', '=', tenant.id).where('reference', 'like', mark).executeTakeFirst();
-      const n = Number(removed.numDeletedRows);
-      if (n === 0 && !always) return 0;
+      const rows = await trx.selectFrom('payments').select(['id', 'account_id', 'status', 'created_at', 'amount']).where('tenant_id', '=', tenant.id).where('reference', 'like', mark).execute();
+      if (rows.length === 0 && !always) return 0;
+      for (let i = 0; i < rows.length; i += 1000) {
+        await trx.deleteFrom('payments').where('id', 'in', rows.slice(i, i + 1000).map((r) => r.id)).execute();
+      }
+      await adjustCounts(trx, tenant.id, rows.flatMap((r) => paymentCountKeys(r.account_id, r.status).map((k) => ({ ...k, delta: -1 }))));
+      await adjustBuckets(trx, tenant.id, rows.flatMap((r) => paymentBucketDeltas(r, undefined)));
       await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenant.id).where('key', 'like', mark).execute();
-      await recountTenant(trx, tenant.id);
-      return n;
+      return rows.length;
     });
     // As after seeding: fresh statistics and visibility map once the deleted rows are gone.
-    if (deleted > 0 && db.dialect === 'postgres') await sql`vacuum analyze payments, list_counts`.execute(db.kysely);
+    if (deleted > 0 && db.dialect === 'postgres') await sql`vacuum analyze payments, list_counts, list_buckets`.execute(db.kysely);
     const count = await db.kysely
       .selectFrom('payments')
       .select((eb) => eb.fn.countAll<number>().as('n'))

@@ -69,12 +69,14 @@ export async function adjustBuckets(trx: Transaction<Database>, tenantId: string
     .filter(([, d]) => d.delta !== 0)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .map(([, d]) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, n: d.delta }));
-  if (rows.length === 0) return;
-  await trx
-    .insertInto('list_buckets')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
-    .execute();
+  // Statements of at most 1000 rows (8 parameters each: within SQLite's 32,766), in the same order.
+  for (let i = 0; i < rows.length; i += 1000) {
+    await trx
+      .insertInto('list_buckets')
+      .values(rows.slice(i, i + 1000))
+      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
+      .execute();
+  }
 }
 
 /**
