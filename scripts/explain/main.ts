@@ -26,7 +26,7 @@ try {
     for (const { label, query } of shapeQueries(db.kysely, tenantId, shape)) {
       const plan = await explainPlan(db.kysely, db.dialect, query, { forceIndexes: values['force-indexes'] });
       const flags = [plan.fullScan && 'FULL SCAN', plan.sortBeforeLimit && 'SORT BEFORE LIMIT'].filter(Boolean);
-      if (plan.fullScan || (shape.ordered && label !== 'count' && plan.sortBeforeLimit)) flagged++;
+      if (plan.fullScan || (shape.ordered && !label.startsWith('total') && plan.sortBeforeLimit)) flagged++;
       console.log(`${label}${flags.length ? ` — ${flags.join(', ')}` : ''}:\n\n\`\`\`\n${plan.lines.join('\n')}\n\`\`\`\n`);
     }
   }

@@ -21,10 +21,16 @@ export interface BucketLevel {
   high(bucket: number): number;
   /** The same bucket as SQL, for rebuilding counts from rows. */
   sql(dialect: 'sqlite' | 'postgres'): string;
+  /** PostgreSQL: `low` and `high` of the bucket number `b` (an SQL expression), in the column's type. */
+  lowSql(b: string): string;
+  highSql(b: string): string;
+  /** PostgreSQL: the first and last child on the next level of the bucket number `b`, as SQL. */
+  childrenSql(b: string): [string, string];
 }
 
-function timeLevel(level: number, seconds: number): BucketLevel {
+function timeLevel(level: number, seconds: number, childSeconds?: number): BucketLevel {
   const width = seconds * 1000;
+  const per = childSeconds ? seconds / childSeconds : 1;
   return {
     level,
     of: (ms) => Math.floor(ms / width),
@@ -35,6 +41,9 @@ function timeLevel(level: number, seconds: number): BucketLevel {
       dialect === 'postgres'
         ? `floor(extract(epoch from created_at) / ${seconds})::bigint`
         : `(cast(strftime('%s', created_at) as integer) / ${seconds})`,
+    lowSql: (b) => `to_timestamp((${b})::bigint * ${seconds})`,
+    highSql: (b) => `to_timestamp(((${b})::bigint + 1) * ${seconds})`,
+    childrenSql: (b) => [`(${b})::bigint * ${per}`, `(${b})::bigint * ${per} + ${per - 1}`],
   };
 }
 
@@ -69,13 +78,20 @@ function amountLevel(level: number, digits: number): BucketLevel {
       for (let e = 1; digits + e <= 16; e++) branches.push(`when amount < ${POW10[digits + e]} then ${e * base} + amount / ${POW10[e]}`);
       return `(case ${branches.join(' ')} end)`;
     },
+    lowSql: (b) => `(case when ${b} < ${base} then ${b} else (${b} % ${base}) * power(10, ${b} / ${base})::bigint end)`,
+    highSql: (b) => `(case when ${b} < ${base} then ${b} + 1 else (${b} % ${base} + 1) * power(10, ${b} / ${base})::bigint end)`,
+    // One more digit: a bucket's ten children have one exponent less and leads lead·10 … lead·10+9.
+    childrenSql(b) {
+      const first = `(case when ${b} < ${base} then ${b} else (${b} / ${base} - 1) * ${base * 10} + (${b} % ${base}) * 10 end)`;
+      return [first, `(${first} + case when ${b} < ${base} then 0 else 9 end)`];
+    },
   };
 }
 
 const LEVELS: Record<BucketedColumn, Record<SliceKind, BucketLevel[]>> = {
   // Days, then hours: at 10M payments over six months, ~55k rows a day and ~2.3k an hour.
   created_at: {
-    tenant: [timeLevel(0, 86_400), timeLevel(1, 3_600)],
+    tenant: [timeLevel(0, 86_400, 3_600), timeLevel(1, 3_600)],
     account: [timeLevel(0, 86_400)],
   },
   amount: {

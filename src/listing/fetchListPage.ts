@@ -1,9 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
-import { findInBuckets } from './findInBuckets.ts';
+import { bucketPageStatement, findInBuckets } from './findInBuckets.ts';
 import {
   afterBoundarySelect,
   bucketPageSelect,
@@ -108,6 +108,13 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   return { total, rows: page.rows, strategy: page.how };
 }
 
+async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>, offset: number, how: PageStrategy): Promise<ListPage> {
+  const { rows } = await (statement as RawBuilder<{ total: number | string; resource: string | null }>).execute(db);
+  const total = Number(rows[0].total);
+  const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
+  return { total, rows: resources, strategy: offset >= total ? 'past-end' : how };
+}
+
 /**
  * One page of a list and its exact total, both read in one snapshot of the data at request
  * time, so `data` is exactly what `OFFSET (page-1)*per_page LIMIT per_page` gives at that moment
@@ -118,13 +125,20 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
 export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
-  if (ctx.dialect === 'postgres' && paging.offset < tuning.plainOffsetUpTo) {
+  if (ctx.dialect === 'postgres') {
     // One statement is one snapshot on PostgreSQL: total and rows together, one round trip.
-    const page = offsetPageSelect(ctx.db, table, scope, query, paging.offset, paging.perPage);
-    const { rows } = await sql<{ total: number | string; resource: string | null }>`select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`.execute(ctx.db);
-    const total = Number(rows[0].total);
-    const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
-    return { total, rows: resources, strategy: paging.offset >= total ? 'past-end' : 'offset' };
+    const { offset, perPage } = paging;
+    if (offset < tuning.plainOffsetUpTo) {
+      const page = offsetPageSelect(ctx.db, table, scope, query, offset, perPage);
+      return oneStatement(ctx.db, sql`select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
+    }
+    const [first] = query.sort;
+    const kind = list.slice && bucketSliceKind(table, list.slice);
+    if (list.slice && kind && isBucketed(first.column)) {
+      const search = { tenantId: scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
+      const statement = bucketPageStatement(search, totalSelect(ctx.db, list), (start, skip) => bucketPageSelect(ctx.db, table, scope, query, start, skip, perPage), offset);
+      return oneStatement(ctx.db, statement, offset, 'buckets');
+    }
   }
   let transaction = ctx.db.transaction();
   if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');

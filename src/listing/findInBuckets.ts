@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type RawBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { bucketLevels, childBuckets, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
@@ -58,4 +58,42 @@ export async function findInBuckets(db: Kysely<Database>, search: BucketSearch):
   const bound = search.direction === 'asc' ? finest.low(chosen!) : finest.high(chosen!);
   const value = search.column === 'created_at' ? new Date(bound).toISOString() : bound;
   return { start: { column: search.column, op: search.direction === 'asc' ? '>=' : '<', value }, skip };
+}
+
+/**
+ * PostgreSQL: the whole of a deep page of a bucketed list as one statement (so one snapshot,
+ * one round trip, no transaction): the total, the bucket descent level by level (each level's
+ * counts summed in list order by a window, the bucket holding row `offset` picked, only its
+ * children read on the next level), and `limit` rows skipped into the last bucket found.
+ * Past the end no bucket is picked and no row is read.
+ */
+export function bucketPageStatement(
+  search: Omit<BucketSearch, 'skip'>,
+  total: Expression<unknown>,
+  page: (start: BucketStart, skip: RawBuilder<number>) => Expression<unknown>,
+  offset: number,
+) {
+  const levels = bucketLevels(search.column, search.kind);
+  const dir = sql.raw(search.direction);
+  const ctes: RawBuilder<unknown>[] = [sql`t as (${total})`];
+  for (const [i, level] of levels.entries()) {
+    const [l, c, p, prev] = [`l${i}`, `c${i}`, `p${i}`, `p${i - 1}`].map((name) => sql.raw(name));
+    const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
+    const before = i === 0 ? sql`0` : sql`(select before from ${prev})`;
+    const [lo, hi] = i + 1 < levels.length ? levels[i].childrenSql('bucket') : ['null', 'null'];
+    ctes.push(sql`${l} as (select bucket, sum(n) as n from list_buckets
+      where tenant_id = ${search.tenantId} and list = 'payments' and sort_key = ${search.column} and level = ${level.level}
+        and account_id in (${sql.join(search.slice.accounts)}) and status in (${sql.join(search.slice.statuses)}) ${children}
+      group by bucket)`);
+    ctes.push(sql`${c} as (select bucket, n, ${before} + sum(n) over (order by bucket ${dir}) - n as before from ${l})`);
+    ctes.push(sql`${p} as (select bucket, before, ${sql.raw(lo)} as lo, ${sql.raw(hi)} as hi from ${c}
+      where before <= ${offset} and before + n > ${offset} order by bucket ${dir} limit 1)`);
+  }
+  const last = sql.raw(`p${levels.length - 1}`);
+  const finest = levels[levels.length - 1];
+  const bound = search.direction === 'asc' ? finest.lowSql('bucket') : finest.highSql('bucket');
+  const start: BucketStart = { column: search.column, op: search.direction === 'asc' ? '>=' : '<', value: sql`(select ${sql.raw(bound)} from ${last})` };
+  const skip = sql<number>`(select (${offset} - before)::bigint from ${last})`;
+  return sql<{ total: number | string; resource: string | null }>`with ${sql.join(ctes)}
+    select t.n as total, p.resource from t left join lateral (${page(start, skip)}) as p on true`;
 }

@@ -1,4 +1,4 @@
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, type Boundary } from './keyset.ts';
@@ -98,11 +98,11 @@ export function deferredJoinPageSelect(db: Kysely<Database>, table: ListTable, s
 export interface BucketStart {
   column: string;
   op: '>=' | '<';
-  value: string | number;
+  value: string | number | Expression<unknown>;
 }
 
 /** `limit` rows after skipping `skip` rows from the start of a bucket: a short range of one index. */
-export function bucketPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: number, limit: number): PageSelect {
-  const select = scoped(db, table, scope, query).select('resource').where(sql.ref(start.column), start.op, start.value);
+export function bucketPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: number | Expression<number>, limit: number): PageSelect {
+  const select = scoped(db, table, scope, query).select('resource').where(sql.ref(start.column), start.op, start.value as string);
   return applyOrder(select, query).limit(limit).offset(skip) as PageSelect;
 }
