@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config.ts';
+import { preparingPool } from './preparedStatements.ts';
 
 export interface Db {
   kysely: Kysely<Database>;
@@ -60,12 +61,16 @@ function pgTypes() {
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const schemaOption = options.searchPath ? ` -c search_path=${options.searchPath}` : '';
+    // Ours come after the URL's own `options` (node-postgres lets a URL's options replace the config's).
+    const urlOptions = new URL(databaseUrl).searchParams.get('options');
+    const sessionOptions = `${urlOptions ? `${urlOptions} ` : ''}-c TimeZone=UTC -c plan_cache_mode=force_generic_plan${schemaOption}`;
     const pool = new pg.Pool({
-      connectionString: databaseUrl,
+      connectionString: urlOptions ? databaseUrl.replace(/([?&])options=[^&]*&?/, '$1').replace(/[?&]$/, '') : databaseUrl,
       max: options.poolMax ?? 10,
       // Without a bound a request waits forever while the server is unreachable or the pool is drained.
       connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-      options: `-c TimeZone=UTC${schemaOption}`,
+      // Named (prepared) statements keep one generic plan per connection: see preparedStatements.ts.
+      options: sessionOptions,
       types: pgTypes(),
       // A runaway statement is cancelled by the server (a 503, like the connection timeout above).
       ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
@@ -75,7 +80,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // Nor may a checked-out one (between a transaction's statements when the server restarts):
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
     return wrap(kysely, 'postgres', options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
   }
   const path = sqlitePathOf(databaseUrl);

@@ -3,6 +3,7 @@ import type { Database } from '../db/schema.ts';
 import { bucketLevels, childBuckets, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
 import type { ListSlice } from './listSlice.ts';
+import { PREPARED } from '../db/preparedStatements.ts';
 
 export interface BucketSearch {
   tenantId: string;
@@ -70,7 +71,7 @@ export async function findInBuckets(db: Kysely<Database>, search: BucketSearch):
 export function bucketPageStatement(
   search: Omit<BucketSearch, 'skip'>,
   total: Expression<unknown>,
-  page: (start: BucketStart, skip: RawBuilder<number>) => Expression<unknown>,
+  page: (start: BucketStart, skip: RawBuilder<number>) => { ctes: RawBuilder<unknown>[]; rows: Expression<unknown> },
   offset: number,
 ) {
   const levels = bucketLevels(search.column, search.kind);
@@ -94,6 +95,7 @@ export function bucketPageStatement(
   const bound = search.direction === 'asc' ? finest.lowSql('bucket') : finest.highSql('bucket');
   const start: BucketStart = { column: search.column, op: search.direction === 'asc' ? '>=' : '<', value: sql`(select ${sql.raw(bound)} from ${last})` };
   const skip = sql<number>`(select (${offset} - before)::bigint from ${last})`;
-  return sql<{ total: number | string; resource: string | null }>`with ${sql.join(ctes)}
-    select t.n as total, p.resource from t left join lateral (${page(start, skip)}) as p on true`;
+  const { ctes: pageCtes, rows } = page(start, skip);
+  return sql<{ total: number | string; resource: string | null }>`${sql.raw(PREPARED)}with ${sql.join([...ctes, ...pageCtes])}
+    select t.n as total, p.resource from t left join lateral (${rows}) as p on true`;
 }

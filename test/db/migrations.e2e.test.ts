@@ -47,11 +47,11 @@ describe('migrations', () => {
         ['accounts', '', '', 1], ['accounts', '', 'active', 1],
         ['payments', '', '', 1], ['payments', '', 'succeeded', 1], ['payments', 'acc_1', '', 1], ['payments', 'acc_1', 'succeeded', 1],
       ]);
-      // 2026-01-02T03:04:05Z is day 20455 and hour 490923 since the epoch; 1234 is 1xxx, 12xx, 123x.
+      // 2026-01-02T03:04:05Z is day 20455 and hour 490923 since the epoch; 1234 is 1xxx, 12xx, 123x and itself.
       const buckets = await db.kysely.selectFrom('list_buckets').select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n']).orderBy('sort_key').orderBy('account_id').orderBy('status').orderBy('level').execute();
       expect(buckets.map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)])).toEqual([
-        ['amount', 0, '', '', 31, 1], ['amount', 1, '', '', 212, 1], ['amount', 2, '', '', 1123, 1],
-        ['amount', 0, '', 'succeeded', 31, 1], ['amount', 1, '', 'succeeded', 212, 1], ['amount', 2, '', 'succeeded', 1123, 1],
+        ['amount', 0, '', '', 31, 1], ['amount', 1, '', '', 212, 1], ['amount', 2, '', '', 1123, 1], ['amount', 3, '', '', 1234, 1],
+        ['amount', 0, '', 'succeeded', 31, 1], ['amount', 1, '', 'succeeded', 212, 1], ['amount', 2, '', 'succeeded', 1123, 1], ['amount', 3, '', 'succeeded', 1234, 1],
         ['amount', 0, 'acc_1', '', 31, 1],
         ['created_at', 0, '', '', 20455, 1], ['created_at', 1, '', '', 490923, 1],
         ['created_at', 0, '', 'succeeded', 20455, 1], ['created_at', 1, '', 'succeeded', 490923, 1],

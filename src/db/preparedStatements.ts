@@ -1,0 +1,43 @@
+import { createHash } from 'node:crypto';
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
+import type pg from 'pg';
+
+/**
+ * Put this first in a statement's SQL to have PostgreSQL parse and plan it once per connection
+ * (a named prepared statement) instead of on every call. For the list statements, whose
+ * planning (CTEs, a lateral join) costs more than running them: measured at 1M payments, a deep
+ * page spent ~2 ms planning and ~1 ms executing.
+ */
+export const PREPARED = '/* prepared */ ';
+
+const names = new Map<string, string>();
+
+function nameOf(text: string): string {
+  let name = names.get(text);
+  if (!name) {
+    name = `k${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
+    if (names.size > 5000) names.clear();
+    names.set(text, name);
+  }
+  return name;
+}
+
+/** The pool as Kysely sees it: marked statements go by name, everything else as it was. */
+export function preparingPool(pool: pg.Pool): PostgresPool {
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    query: ((text: any, values?: unknown[]) =>
+      typeof text === 'string' && text.startsWith(PREPARED) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values)) as unknown as PostgresPoolClient['query'],
+    release: () => client.release(),
+  });
+  return {
+    async connect() {
+      const client = await pool.connect();
+      let kyselyClient = wrapped.get(client);
+      if (!kyselyClient) wrapped.set(client, (kyselyClient = wrap(client)));
+      return kyselyClient;
+    },
+    end: () => pool.end(),
+  };
+}
