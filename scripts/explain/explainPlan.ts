@@ -34,6 +34,12 @@ interface PgNode {
   Plans?: PgNode[];
 }
 
+const LIST_ROWS = /^(payments|accounts)$/;
+
+function readsListRows(node: PgNode): boolean {
+  return LIST_ROWS.test(node['Relation Name'] ?? '') || (node.Plans ?? []).some(readsListRows);
+}
+
 function pgVerdict(root: PgNode): PlanVerdict {
   const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
   const visit = (node: PgNode, depth: number, underLimit: boolean) => {
@@ -46,7 +52,8 @@ function pgVerdict(root: PgNode): PlanVerdict {
       if (node['Index Cond']) verdict.indexConditions.push(...columnsOf(node['Index Cond']));
     }
     if (node['Node Type'] === 'Seq Scan' && LIST_TABLES.test(node['Relation Name'] ?? '')) verdict.fullScan = true;
-    if (/Sort$/.test(node['Node Type']) && underLimit) verdict.sortBeforeLimit = true;
+    // A sort of bucket counts (a few hundred rows) costs nothing that grows with the list.
+    if (/Sort$/.test(node['Node Type']) && underLimit && readsListRows(node)) verdict.sortBeforeLimit = true;
     if (node['Index Name']) verdict.indexes.push(node['Index Name']);
     for (const child of node.Plans ?? []) visit(child, depth + 1, underLimit || node['Node Type'] === 'Limit');
   };

@@ -1,10 +1,11 @@
 import type { Kysely } from 'kysely';
-import type { Database } from '../../src/db/schema.ts';
+import type { Database, Dialect } from '../../src/db/schema.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import {
   afterBoundarySelect,
+  bucketPageFromRowSelect,
   bucketPageSelect,
   countedTotalSelect,
   countSelect,
@@ -17,7 +18,7 @@ import {
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
 import { bucketSliceKind, countedSlice } from '../../src/listing/listSlice.ts';
-import { bucketCountsSelect } from '../../src/listing/findInBuckets.ts';
+import { bucketCountsSelect, bucketPageStatement } from '../../src/listing/findInBuckets.ts';
 import { bucketLevels, isBucketed } from '../../src/counts/sortBuckets.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
@@ -95,7 +96,7 @@ export function boundColumns(shape: ListShape): string[] {
  * Each query of a shape: its total (maintained count or count(*)), its page by every strategy
  * (from either end of the list), a skip hop, and the bucket counts a deep page reads.
  */
-export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape): Array<{ label: string; strategy?: string; query: Compilable }> {
+export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape, dialect: Dialect): Array<{ label: string; strategy?: string; query: Compilable }> {
   const query = parsedQuery(shape);
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
@@ -117,6 +118,11 @@ export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: List
       for (const level of bucketLevels(first.column, kind)) {
         const search = { tenantId, slice, column: first.column, direction };
         out.push({ label: `buckets${end} (level ${level.level} counts)`, query: bucketCountsSelect(db, search, level.level, level.level === 0 ? undefined : [1, 100]) });
+      }
+      if (dialect === 'postgres') {
+        const search = { tenantId, slice, kind, column: first.column, direction };
+        const statement = bucketPageStatement(search, countedTotalSelect(db, tenantId, shape.table, slice), (s, skip) => bucketPageFromRowSelect(db, shape.table, scope, q, s, skip, 100), 5000);
+        out.push({ label: `buckets${end} (the whole page as one statement)`, query: { compile: () => statement.compile(db) } });
       }
     }
   }

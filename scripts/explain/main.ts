@@ -23,7 +23,7 @@ try {
   let flagged = 0;
   for (const shape of LIST_SHAPES.filter((s) => !values.only || s.request.includes(values.only))) {
     console.log(`\n#### \`${shape.request}\`${shape.ordered ? '' : ' (sorts what matches)'}\n`);
-    for (const { label, query } of shapeQueries(db.kysely, tenantId, shape)) {
+    for (const { label, query } of shapeQueries(db.kysely, tenantId, shape, db.dialect)) {
       const plan = await explainPlan(db.kysely, db.dialect, query, { forceIndexes: values['force-indexes'] });
       const flags = [plan.fullScan && 'FULL SCAN', plan.sortBeforeLimit && 'SORT BEFORE LIMIT'].filter(Boolean);
       if (plan.fullScan || (shape.ordered && !label.startsWith('total') && plan.sortBeforeLimit)) flagged++;

@@ -14,7 +14,7 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
   afterAll(() => database.drop());
 
   it.each(LIST_SHAPES)('$request never reads a table whole, by any page strategy or count', async (shape) => {
-    for (const { label, query } of shapeQueries(database.db.kysely, 'ten_x', shape)) {
+    for (const { label, query } of shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect)) {
       const plan = await explain(query);
       expect(plan.fullScan, `${label}:\n${plan.lines.join('\n')}`).toBe(false);
       expect(plan.indexes.length, `${label} uses an index:\n${plan.lines.join('\n')}`).toBeGreaterThan(0);
@@ -22,7 +22,7 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
   });
 
   it.each(LIST_SHAPES.filter((s) => s.ordered))('$request reads a page straight from an index bounded by every filter, sorting nothing', async (shape) => {
-    for (const { label, strategy, query } of shapeQueries(database.db.kysely, 'ten_x', shape)) {
+    for (const { label, strategy, query } of shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect)) {
       if (!strategy) continue;
       const plan = await explain(query);
       const why = `${label}:\n${plan.lines.join('\n')}`;
