@@ -1,5 +1,6 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
+import { mergeDeltas } from './mergeDeltas.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
 /** Where a payment sits in every bucketed order: what a write changes. */
@@ -59,16 +60,7 @@ function keyOf(d: BucketDelta): string {
  * concurrent writers on PostgreSQL lock them in the same order and cannot deadlock.
  */
 export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[]): Promise<void> {
-  const merged = new Map<string, BucketDelta>();
-  for (const d of deltas) {
-    const k = keyOf(d);
-    const prior = merged.get(k);
-    merged.set(k, { ...d, delta: (prior?.delta ?? 0) + d.delta });
-  }
-  const rows = [...merged.entries()]
-    .filter(([, d]) => d.delta !== 0)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([, d]) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, n: d.delta }));
+  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, n: d.delta }));
   // Statements of at most 1000 rows (8 parameters each: within SQLite's 32,766), in the same order.
   for (let i = 0; i < rows.length; i += 1000) {
     await trx

@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
+import { mergeDeltas } from './mergeDeltas.ts';
 
 export type CountedList = 'payments' | 'accounts';
 
@@ -47,14 +48,7 @@ function keyOf(k: CountKey): string {
  * concurrent transactions on PostgreSQL lock them in the same order and cannot deadlock.
  */
 export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[]): Promise<void> {
-  const merged = new Map<string, CountDelta>();
-  for (const d of deltas) {
-    const k = keyOf(d);
-    const prior = merged.get(k);
-    merged.set(k, { ...d, delta: (prior?.delta ?? 0) + d.delta });
-  }
-  const ordered = [...merged.entries()].filter(([, d]) => d.delta !== 0).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [, d] of ordered) {
+  for (const d of mergeDeltas(deltas, keyOf)) {
     await trx
       .insertInto('list_counts')
       .values({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, n: d.delta })
