@@ -1,0 +1,49 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fetchListPage } from '../../src/listing/fetchListPage.ts';
+import { parseListQuery } from '../../src/listing/parseListQuery.ts';
+import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
+import { openDatabase, type Db } from '../../src/db/database.ts';
+import { seed } from '../support/seedHelpers.ts';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
+
+describe('list statements on PostgreSQL', () => {
+  let database: TestDatabase;
+  let single: Db;
+  let tenantId: string;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    tenantId = (await seed(database.db, 'prepared', 2, 50)).tenantId;
+    single = database.openAnother({ poolMax: 1 }); // one connection: what it has prepared is visible
+  });
+  afterAll(async () => {
+    await single.close();
+    await database.drop();
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')('are prepared once per connection and then run by name, with one generic plan', async () => {
+    const query = parseListQuery(paymentListSpec, { sort: '-amount' });
+    const ctx = { db: single.kysely, dialect: single.dialect, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
+    const pages = [];
+    for (let i = 0; i < 3; i++) {
+      pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 1, perPage: 5, offset: 0 }));
+      pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 4, perPage: 5, offset: 15 }));
+    }
+    expect(pages.map((p) => p.strategy)).toEqual(['offset', 'buckets', 'offset', 'buckets', 'offset', 'buckets']);
+    const { rows } = await sql<{ n: number; generic: number; mode: string }>`
+      select count(*)::int as n, coalesce(sum(generic_plans), 0)::int as generic, current_setting('plan_cache_mode') as mode
+      from pg_prepared_statements where statement like '/* prepared */%'`.execute(single.kysely);
+    expect(rows[0]).toEqual({ n: 2, generic: 6, mode: 'force_generic_plan' });
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')('keep their session settings when DATABASE_URL brings options of its own (a search_path)', async () => {
+    const fromUrl = openDatabase(database.url); // …?options=-c search_path=<the test schema>
+    try {
+      const { rows } = await sql<{ zone: string; mode: string; payments: number }>`
+        select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(fromUrl.kysely);
+      expect(rows[0]).toEqual({ zone: 'UTC', mode: 'force_generic_plan', payments: 50 });
+    } finally {
+      await fromUrl.close();
+    }
+  });
+});
