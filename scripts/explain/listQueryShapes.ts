@@ -6,7 +6,8 @@ import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
-  bucketPageSelect,
+  bucketRowSelect,
+  fromBoundarySelect,
   countedTotalSelect,
   countSelect,
   deferredJoinPageSelect,
@@ -114,7 +115,8 @@ export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: List
     if (slice && kind && isBucketed(first.column)) {
       const direction = q.sort[0].direction;
       const start = { column: first.column, op: direction === 'asc' ? ('>=' as const) : ('<' as const), value: SAMPLE_VALUES[first.column] };
-      out.push({ label: `buckets${end} (the page)`, strategy: `buckets${end}`, query: bucketPageSelect(db, shape.table, scope, q, start, 500, 100) });
+      out.push({ label: `buckets${end} (its first row)`, strategy: `buckets${end}`, query: bucketRowSelect(db, shape.table, scope, q, start, 500) });
+      out.push({ label: `buckets${end} (the page)`, strategy: `buckets${end}`, query: fromBoundarySelect(db, shape.table, scope, q, boundary, 100) });
       for (const level of bucketLevels(first.column, kind)) {
         const search = { tenantId, slice, column: first.column, direction };
         out.push({ label: `buckets${end} (level ${level.level} counts)`, query: bucketCountsSelect(db, search, level.level, level.level === 0 ? undefined : [1, 100]) });

@@ -48,13 +48,14 @@ function keyOf(k: CountKey): string {
  * concurrent transactions on PostgreSQL lock them in the same order and cannot deadlock.
  */
 export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[]): Promise<void> {
-  for (const d of mergeDeltas(deltas, keyOf)) {
-    await trx
-      .insertInto('list_counts')
-      .values({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, n: d.delta })
-      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
-      .execute();
-  }
+  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, n: d.delta }));
+  if (rows.length === 0) return;
+  // One statement: the rows every writer of a tenant locks are held for one round trip less each.
+  await trx
+    .insertInto('list_counts')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
+    .execute();
 }
 
 /** The exact total of a slice: the sum of its rows (several statuses add up). */

@@ -8,7 +8,8 @@ import { bucketPageStatement, findInBuckets } from './findInBuckets.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
-  bucketPageSelect,
+  bucketRowSelect,
+  fromBoundarySelect,
   countedTotalSelect,
   countSelect,
   deferredJoinPageSelect,
@@ -85,7 +86,12 @@ async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   const kind = list.slice && bucketSliceKind(table, list.slice);
   if (list.slice && kind && isBucketed(first.column)) {
     const found = await findInBuckets(db, { tenantId: scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction, skip });
-    if (found) return { rows: await run(bucketPageSelect(db, table, scope, query, found.start, found.skip, limit)), how: 'buckets' };
+    if (found) {
+      // The page's first row from the index alone, then the page from it: no table row visited per skipped row, no sort.
+      const row = await bucketRowSelect(db, table, scope, query, found.start, found.skip).executeTakeFirst();
+      const boundary = row && boundaryOf(row as Record<string, unknown>, query.sort);
+      return { rows: boundary ? await run(fromBoundarySelect(db, table, scope, query, boundary, limit)) : [], how: 'buckets' };
+    }
   }
   if (dialect === 'postgres') return { rows: await run(deferredJoinPageSelect(db, table, scope, query, skip, limit)), how: 'deferred-join' };
   if (skip === 0) return { rows: await run(offsetPageSelect(db, table, scope, query, 0, limit)), how: 'skip-hops' };

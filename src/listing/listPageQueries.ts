@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
-import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
+import { afterBoundary, atOrAfterBoundary, totalOrder, type Boundary } from './keyset.ts';
 import type { ListSlice } from './listSlice.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
@@ -101,15 +101,16 @@ export interface BucketStart {
   value: string | number | Expression<unknown>;
 }
 
-/**
- * `limit` rows after skipping `skip` rows from the start of a bucket: a short range of one index.
- * The skipped rows are passed over in the index alone (a deferred join, as for cold pages), so a
- * skip deep into a large bucket reads no table rows but the page's own.
- */
-export function bucketPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: number | Expression<number>, limit: number): PageSelect {
-  const ids = applyOrder(scoped(db, table, scope, query).select('id').where(sql.ref(start.column), start.op, start.value as string), query).limit(limit).offset(skip);
-  const select = db.selectFrom(table as 'payments').select('resource').where('id', 'in', ids);
-  return applyOrder(select, query) as PageSelect;
+/** The sort keys and id of the row `skip` rows past the start of a bucket: found in the index alone. */
+export function bucketRowSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: number) {
+  const select = scoped(db, table, scope, query).select(sortColumns(query)).where(sql.ref(start.column), start.op, start.value as string);
+  return applyOrder(select, query).limit(1).offset(skip);
+}
+
+/** `limit` rows from the row `boundary` names on (the page a bucket skip lands on): one index range, no sort. */
+export function fromBoundarySelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary, limit: number): PageSelect {
+  const select = scoped(db, table, scope, query).select('resource').where(atOrAfterBoundary(query.sort, boundary));
+  return applyOrder(select, query).limit(limit) as PageSelect;
 }
 
 /**
