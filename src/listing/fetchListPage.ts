@@ -59,9 +59,10 @@ interface ListRequest {
 
 /**
  * The boundary (sort keys + id) of the row at position `offset` (1-based), reached in hops of at
- * most `hop` rows; null when the list is shorter. Run it in a transaction for an exact answer.
+ * most `hop` rows; null when the list is shorter, undefined for offset 0 (nothing to skip past).
+ * Run it in a transaction for an exact answer.
  */
-export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, offset: number, hop = SKIP_HOP): Promise<Boundary | null> {
+export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, offset: number, hop = SKIP_HOP): Promise<Boundary | null | undefined> {
   let boundary: Boundary | undefined;
   for (let skipped = 0; skipped < offset; ) {
     const step = Math.min(hop, offset - skipped);
@@ -70,7 +71,15 @@ export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: 
     boundary = boundaryOf(row as Record<string, unknown>, query.sort);
     skipped += step;
   }
-  return boundary ?? null;
+  return boundary;
+}
+
+/** The bucket counts that place this list's pages, in `query`'s order (either end); undefined when none do. */
+function bucketSearchOf(list: ListRequest, query: ListQuery) {
+  const [first] = query.sort;
+  const kind = list.slice && bucketSliceKind(list.table, list.slice);
+  if (!list.slice || !kind || !isBucketed(first.column)) return undefined;
+  return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
 }
 
 function totalSelect(db: Kysely<Database>, list: ListRequest) {
@@ -82,10 +91,9 @@ async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   const { table, scope } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
-  const [first] = query.sort;
-  const kind = list.slice && bucketSliceKind(table, list.slice);
-  if (list.slice && kind && isBucketed(first.column)) {
-    const found = await findInBuckets(db, { tenantId: scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction, skip });
+  const search = bucketSearchOf(list, query);
+  if (search) {
+    const found = await findInBuckets(db, { ...search, skip });
     if (found) {
       // The page's first row from the index alone, then the page from it: no table row visited per skipped row, no sort.
       const row = await bucketRowSelect(db, table, scope, query, found.start, found.skip).executeTakeFirst();
@@ -94,7 +102,6 @@ async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
     }
   }
   if (dialect === 'postgres') return { rows: await run(deferredJoinPageSelect(db, table, scope, query, skip, limit)), how: 'deferred-join' };
-  if (skip === 0) return { rows: await run(offsetPageSelect(db, table, scope, query, 0, limit)), how: 'skip-hops' };
   const boundary = await skipInHops(db, table, scope, query, skip, tuning.skipHop);
   return { rows: boundary === null ? [] : await run(afterBoundarySelect(db, table, scope, query, boundary, limit)), how: 'skip-hops' };
 }
@@ -140,10 +147,8 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
       const page = offsetPageSelect(ctx.db, table, scope, query, offset, perPage);
       return oneStatement(ctx.db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
     }
-    const [first] = query.sort;
-    const kind = list.slice && bucketSliceKind(table, list.slice);
-    if (list.slice && kind && isBucketed(first.column)) {
-      const search = { tenantId: scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
+    const search = bucketSearchOf(list, query);
+    if (search) {
       const statement = bucketPageStatement(search, totalSelect(ctx.db, list), (start, skip) => bucketPageFromRowSelect(ctx.db, table, scope, query, start, skip, perPage), offset);
       const page = await oneStatement(ctx.db, statement, offset, 'buckets');
       // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);

@@ -76,9 +76,10 @@ export function hopSelect(db: Kysely<Database>, table: ListTable, scope: ListSco
   return applyOrder(select, query).limit(1).offset(skip - 1);
 }
 
-/** `limit` rows after the row `boundary` names (the end of a skip in hops). */
-export function afterBoundarySelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary, limit: number): PageSelect {
-  const select = scoped(db, table, scope, query).select('resource').where(afterBoundary(query.sort, boundary));
+/** `limit` rows after the row `boundary` names (the end of a skip in hops), or from the start without one. */
+export function afterBoundarySelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary | undefined, limit: number): PageSelect {
+  let select = scoped(db, table, scope, query).select('resource');
+  if (boundary) select = select.where(afterBoundary(query.sort, boundary));
   return applyOrder(select, query).limit(limit) as PageSelect;
 }
 
