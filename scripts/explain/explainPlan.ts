@@ -61,6 +61,13 @@ function pgVerdict(root: PgNode): PlanVerdict {
   return verdict;
 }
 
+/** Whether a temp b-tree sorts rows of a list table: one of its siblings in the plan reads one, itself or below. */
+function sortsListRows(rows: Array<{ id: number; parent: number; detail: string }>, sort: { id: number; parent: number }): boolean {
+  const readsList = (id: number): boolean =>
+    rows.some((r) => r.id === id && /^(SEARCH|SCAN) (payments|accounts)\b/.test(r.detail)) || rows.some((r) => r.parent === id && readsList(r.id));
+  return rows.some((r) => r.parent === sort.parent && r.id !== sort.id && readsList(r.id));
+}
+
 function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string }>, topLimited: boolean): PlanVerdict {
   const depth = new Map<number, number>([[0, -1]]);
   const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
@@ -71,8 +78,9 @@ function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string 
     if (/^SCAN (payments|accounts|list_buckets)\b/.test(row.detail) && !/USING (COVERING )?INDEX/.test(row.detail)) verdict.fullScan = true;
     // SQLite applies LIMIT after its temp b-tree. Inside a subquery (the deferred join's id list)
     // that always matters; at the top only when the top query has the LIMIT (the deferred
-    // join's outer query just orders an id list that is limited already).
-    if (/USE TEMP B-TREE FOR .*ORDER BY/.test(row.detail) && (d > 0 || topLimited)) verdict.sortBeforeLimit = true;
+    // join's outer query just orders an id list that is limited already). A sort of bucket
+    // counts (a few hundred rows, beside no scan of list rows) costs nothing that grows with the list.
+    if (/USE TEMP B-TREE FOR .*ORDER BY/.test(row.detail) && (d > 0 || topLimited) && sortsListRows(rows, row)) verdict.sortBeforeLimit = true;
     const index = /USING (?:COVERING )?INDEX (\w+)(?: \((.*)\))?/.exec(row.detail);
     if (index) verdict.indexes.push(index[1]);
     if (index?.[2] && /^SEARCH (payments|accounts)\b/.test(row.detail)) verdict.indexConditions.push(...columnsOf(index[2]));

@@ -5,9 +5,6 @@ import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import {
   afterBoundarySelect,
-  bucketPageFromRowSelect,
-  bucketRowSelect,
-  fromBoundarySelect,
   countedTotalSelect,
   countSelect,
   deferredJoinPageSelect,
@@ -18,9 +15,8 @@ import {
   type ListScope,
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
-import { bucketSliceKind, countedSlice } from '../../src/listing/listSlice.ts';
-import { bucketCountsSelect, bucketPageStatement } from '../../src/listing/findInBuckets.ts';
-import { bucketLevels, isBucketed } from '../../src/counts/sortBuckets.ts';
+import { countedSlice } from '../../src/listing/listSlice.ts';
+import { bucketPageQuery } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import type { Compilable } from 'kysely';
@@ -102,8 +98,6 @@ export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: List
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
   const slice = countedSlice(shape.table, scope, query);
-  const kind = slice && bucketSliceKind(shape.table, slice);
-  const first = query.sort[0];
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [
     slice ? { label: 'total (list_counts)', query: countedTotalSelect(db, tenantId, shape.table, slice) } : { label: 'total (count)', query: countSelect(db, shape.table, scope, query) },
   ];
@@ -112,21 +106,9 @@ export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: List
     out.push({ label: `deferred-join${end}`, strategy: `deferred-join${end}`, query: deferredJoinPageSelect(db, shape.table, scope, q, DEFERRED_JOIN_FROM * 10, 100) });
     out.push({ label: `skip-hops${end} (one hop)`, strategy: `skip-hops${end}`, query: hopSelect(db, shape.table, scope, q, boundary, 10_000) });
     out.push({ label: `skip-hops${end} (the page)`, strategy: `skip-hops${end}`, query: afterBoundarySelect(db, shape.table, scope, q, boundary, 100) });
-    if (slice && kind && isBucketed(first.column)) {
-      const direction = q.sort[0].direction;
-      const start = { column: first.column, op: direction === 'asc' ? ('>=' as const) : ('<' as const), value: SAMPLE_VALUES[first.column] };
-      out.push({ label: `buckets${end} (its first row)`, strategy: `buckets${end}`, query: bucketRowSelect(db, shape.table, scope, q, start, 500) });
-      out.push({ label: `buckets${end} (the page)`, strategy: `buckets${end}`, query: fromBoundarySelect(db, shape.table, scope, q, boundary, 100) });
-      for (const level of bucketLevels(first.column, kind)) {
-        const search = { tenantId, slice, column: first.column, direction };
-        out.push({ label: `buckets${end} (level ${level.level} counts)`, query: bucketCountsSelect(db, search, level.level, level.level === 0 ? undefined : [1, 100]) });
-      }
-      if (dialect === 'postgres') {
-        const search = { tenantId, slice, kind, column: first.column, direction };
-        const statement = bucketPageStatement(search, countedTotalSelect(db, tenantId, shape.table, slice), (s, skip) => bucketPageFromRowSelect(db, shape.table, scope, q, s, skip, 100), 5000);
-        out.push({ label: `buckets${end} (the whole page as one statement)`, query: { compile: () => statement.compile(db) } });
-      }
-    }
+    // Bucketed lists: the bucket counts, the page's first row and the page, in one statement.
+    const bucketed = bucketPageQuery(db, dialect, shape.table, scope, q, { page: 51, perPage: 100, offset: 5000 });
+    if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: `buckets${end}`, query: bucketed });
   }
   return out;
 }

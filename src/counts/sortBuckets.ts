@@ -20,12 +20,19 @@ export interface BucketLevel {
   /** The smallest value past a bucket. */
   high(bucket: number): number;
   /** The same bucket as SQL, for rebuilding counts from rows. */
-  sql(dialect: 'sqlite' | 'postgres'): string;
-  /** PostgreSQL: `low` and `high` of the bucket number `b` (an SQL expression), in the column's type. */
-  lowSql(b: string): string;
-  highSql(b: string): string;
-  /** PostgreSQL: the first and last child on the next level of the bucket number `b`, as SQL. */
+  sql(dialect: SqlDialect): string;
+  /** `low` and `high` of the bucket number `b` (an SQL expression), in the column's stored type and form. */
+  lowSql(b: string, dialect: SqlDialect): string;
+  highSql(b: string, dialect: SqlDialect): string;
+  /** The first and last child on the next level of the bucket number `b`, as SQL (the same on both dialects). */
   childrenSql(b: string): [string, string];
+}
+
+type SqlDialect = 'sqlite' | 'postgres';
+
+/** An instant `seconds` (SQL) after the epoch as the column stores it: timestamptz, or SQLite's RFC 3339 text with milliseconds. */
+function instantSql(seconds: string, dialect: SqlDialect): string {
+  return dialect === 'postgres' ? `to_timestamp(${seconds})` : `strftime('%Y-%m-%dT%H:%M:%fZ', ${seconds}, 'unixepoch')`;
 }
 
 function timeLevel(level: number, seconds: number, childSeconds?: number): BucketLevel {
@@ -41,13 +48,18 @@ function timeLevel(level: number, seconds: number, childSeconds?: number): Bucke
       dialect === 'postgres'
         ? `floor(extract(epoch from created_at) / ${seconds})::bigint`
         : `(cast(strftime('%s', created_at) as integer) / ${seconds})`,
-    lowSql: (b) => `to_timestamp((${b})::bigint * ${seconds})`,
-    highSql: (b) => `to_timestamp(((${b})::bigint + 1) * ${seconds})`,
-    childrenSql: (b) => [`(${b})::bigint * ${per}`, `(${b})::bigint * ${per} + ${per - 1}`],
+    lowSql: (b, dialect) => instantSql(`cast(${b} as bigint) * ${seconds}`, dialect),
+    highSql: (b, dialect) => instantSql(`(cast(${b} as bigint) + 1) * ${seconds}`, dialect),
+    childrenSql: (b) => [`cast(${b} as bigint) * ${per}`, `cast(${b} as bigint) * ${per} + ${per - 1}`],
   };
 }
 
 const POW10 = Array.from({ length: 17 }, (_, i) => 10 ** i);
+
+/** 10^e for an integer SQL expression 0 ≤ e ≤ 16, exact on both dialects (SQLite may lack power()). */
+function pow10Sql(e: string): string {
+  return `(case ${e} ${POW10.map((p, i) => `when ${i} then ${p}`).join(' ')} end)`;
+}
 
 /**
  * Amounts by their leading `digits` significant digits: amounts span orders of magnitude
@@ -78,8 +90,8 @@ function amountLevel(level: number, digits: number): BucketLevel {
       for (let e = 1; digits + e <= 16; e++) branches.push(`when amount < ${POW10[digits + e]} then ${e * base} + amount / ${POW10[e]}`);
       return `(case ${branches.join(' ')} end)`;
     },
-    lowSql: (b) => `(case when ${b} < ${base} then ${b} else (${b} % ${base}) * power(10, ${b} / ${base})::bigint end)`,
-    highSql: (b) => `(case when ${b} < ${base} then ${b} + 1 else (${b} % ${base} + 1) * power(10, ${b} / ${base})::bigint end)`,
+    lowSql: (b) => `(case when ${b} < ${base} then ${b} else (${b} % ${base}) * ${pow10Sql(`${b} / ${base}`)} end)`,
+    highSql: (b) => `(case when ${b} < ${base} then ${b} + 1 else (${b} % ${base} + 1) * ${pow10Sql(`${b} / ${base}`)} end)`,
     // One more digit: a bucket's ten children have one exponent less and leads lead·10 … lead·10+9.
     childrenSql(b) {
       const first = `(case when ${b} < ${base} then ${b} else (${b} / ${base} - 1) * ${base * 10} + (${b} % ${base}) * 10 end)`;
@@ -88,17 +100,24 @@ function amountLevel(level: number, digits: number): BucketLevel {
   };
 }
 
+const DAY = 86_400;
+
+/**
+ * Every level's buckets split into a few children (16 days → days → hours → 5 minutes; one
+ * more leading digit): a search sums only a few dozen counts per level, at 10M rows as at 10k,
+ * and the rows left to skip inside the finest bucket stay few (~200 at 10M payments over six
+ * months: a 5-minute bucket; amounts by 4 leading digits). One account's slices stop two levels
+ * up (fewer rows to keep). Changing a level means a migration that rebuilds list_buckets
+ * (0007_bucket_levels.ts holds the SQL of these).
+ */
 const LEVELS: Record<BucketedColumn, Record<SliceKind, BucketLevel[]>> = {
-  // Days, then hours: at 10M payments over six months, ~55k rows a day and ~2.3k an hour;
-  // amounts by 1 to 4 leading digits: ~300 rows a bucket at 10M (payments' heap order is by time,
-  // not amount, so each row skipped inside an amount bucket is a random heap visit).
   created_at: {
-    tenant: [timeLevel(0, 86_400, 3_600), timeLevel(1, 3_600)],
-    account: [timeLevel(0, 86_400)],
+    tenant: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY, 3_600), timeLevel(2, 3_600, 300), timeLevel(3, 300)],
+    account: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY)],
   },
   amount: {
     tenant: [amountLevel(0, 1), amountLevel(1, 2), amountLevel(2, 3), amountLevel(3, 4)],
-    account: [amountLevel(0, 1)],
+    account: [amountLevel(0, 1), amountLevel(1, 2)],
   },
 };
 

@@ -6,6 +6,7 @@ import { listCountsMigration } from './migrations/0003_list_counts.ts';
 import { resourceJsonMigration } from './migrations/0004_resource_json.ts';
 import { accountStatusIndexMigration } from './migrations/0005_account_status_index.ts';
 import { listBucketsMigration } from './migrations/0006_list_buckets.ts';
+import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -15,6 +16,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0004_resource_json': resourceJsonMigration,
     '0005_account_status_index': accountStatusIndexMigration,
     '0006_list_buckets': listBucketsMigration(dialect),
+    '0007_bucket_levels': bucketLevelsMigration(dialect),
   };
 }
 

@@ -1,15 +1,13 @@
-import { sql, type Kysely, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
-import { bucketPageStatement, findInBuckets } from './findInBuckets.ts';
+import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
-  bucketRowSelect,
-  fromBoundarySelect,
   countedTotalSelect,
   countSelect,
   deferredJoinPageSelect,
@@ -75,7 +73,7 @@ export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: 
 }
 
 /** The bucket counts that place this list's pages, in `query`'s order (either end); undefined when none do. */
-function bucketSearchOf(list: ListRequest, query: ListQuery) {
+function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
   const [first] = query.sort;
   const kind = list.slice && bucketSliceKind(list.table, list.slice);
   if (!list.slice || !kind || !isBucketed(first.column)) return undefined;
@@ -86,21 +84,11 @@ function totalSelect(db: Kysely<Database>, list: ListRequest) {
   return list.slice ? countedTotalSelect(db, list.scope.tenantId, list.table, list.slice) : countSelect(db, list.table, list.scope, list.query);
 }
 
-/** `limit` rows after `skip` rows of the list in `query`'s order, the cheapest way there is; inside the caller's snapshot. */
-async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, query: ListQuery, skip: number, limit: number): Promise<{ rows: string[]; how: 'offset' | 'buckets' | 'deferred-join' | 'skip-hops' }> {
+/** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
+async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, query: ListQuery, skip: number, limit: number): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
   const { table, scope } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
-  const search = bucketSearchOf(list, query);
-  if (search) {
-    const found = await findInBuckets(db, { ...search, skip });
-    if (found) {
-      // The page's first row from the index alone, then the page from it: no table row visited per skipped row, no sort.
-      const row = await bucketRowSelect(db, table, scope, query, found.start, found.skip).executeTakeFirst();
-      const boundary = row && boundaryOf(row as Record<string, unknown>, query.sort);
-      return { rows: boundary ? await run(fromBoundarySelect(db, table, scope, query, boundary, limit)) : [], how: 'buckets' };
-    }
-  }
   if (dialect === 'postgres') return { rows: await run(deferredJoinPageSelect(db, table, scope, query, skip, limit)), how: 'deferred-join' };
   const boundary = await skipInHops(db, table, scope, query, skip, tuning.skipHop);
   return { rows: boundary === null ? [] : await run(afterBoundarySelect(db, table, scope, query, boundary, limit)), how: 'skip-hops' };
@@ -123,6 +111,7 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   return { total, rows: page.rows, strategy: page.how };
 }
 
+/** PostgreSQL: total and rows from one statement (`select t.n as total, p.resource from t left join lateral (page) p on true`). */
 async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>, offset: number, how: PageStrategy): Promise<ListPage> {
   const { rows } = await (statement as RawBuilder<{ total: number | string; resource: string | null }>).execute(db);
   const total = Number(rows[0].total);
@@ -131,30 +120,75 @@ async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>
 }
 
 /**
+ * SQLite: the page's rows with the total as a column of each (one statement is one snapshot),
+ * the statement's own ORDER BY giving the order. A page with no rows says nothing of the total:
+ * undefined, and the caller reads both again in a read transaction.
+ */
+async function rowsWithTotal(select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> }, how: PageStrategy): Promise<ListPage | undefined> {
+  const rows = await select.execute();
+  if (rows.length === 0) return undefined;
+  return { total: Number(rows[0].total), rows: rows.map((r) => r.resource), strategy: how };
+}
+
+/** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
+function bucketPageStatement(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
+  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'postgres');
+  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  return sql`${sql.raw(PREPARED)}with ${withClause([...descent.ctes, ...page.ctes])}
+    select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`;
+}
+
+/** SQLite: the same as the page's own select (its ORDER BY gives the order), every common table expression attached, the total a column. */
+function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
+  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'sqlite');
+  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  const withCtes = [...descent.ctes, ...page.ctes].reduce(
+    (creator, cte) => creator.with(cte.name, () => cte.expression as Expression<Record<string, unknown>>) as unknown as QueryCreator<Database>,
+    db as QueryCreator<Database>,
+  );
+  return page.rows(withCtes).select(sql<number>`(select n from t)`.as('total'));
+}
+
+/** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
+export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Compilable | undefined {
+  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const search = bucketSearchOf(list, query);
+  if (!search) return undefined;
+  if (dialect === 'sqlite') return bucketPageSelect(db, list, search, paging);
+  const statement = bucketPageStatement(db, list, search, paging);
+  return { compile: () => statement.compile(db) };
+}
+
+/**
  * One page of a list and its exact total, both read in one snapshot of the data at request
  * time, so `data` is exactly what `OFFSET (page-1)*per_page LIMIT per_page` gives at that moment
  * and agrees with `total`. Nothing is remembered between requests. The total comes from the
  * maintained counts for counted slices, else from count(*); deep pages of counted slices are
- * placed through bucket counts (findInBuckets.ts).
+ * placed through bucket counts (findInBuckets.ts), in the statement that reads them.
  */
 export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
+  const { offset, perPage } = paging;
+  const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
+  // One statement is one snapshot: total and rows together, one round trip.
   if (ctx.dialect === 'postgres') {
-    // One statement is one snapshot on PostgreSQL: total and rows together, one round trip.
-    const { offset, perPage } = paging;
     if (offset < tuning.plainOffsetUpTo) {
       const page = offsetPageSelect(ctx.db, table, scope, query, offset, perPage);
       return oneStatement(ctx.db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
     }
-    const search = bucketSearchOf(list, query);
     if (search) {
-      const statement = bucketPageStatement(search, totalSelect(ctx.db, list), (start, skip) => bucketPageFromRowSelect(ctx.db, table, scope, query, start, skip, perPage), offset);
-      const page = await oneStatement(ctx.db, statement, offset, 'buckets');
+      const page = await oneStatement(ctx.db, bucketPageStatement(ctx.db, list, search, paging), offset, 'buckets');
       // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
       // if they ever did, the page is found the slow exact way rather than answered empty.
       if (page.rows.length > 0 || page.strategy === 'past-end') return page;
     }
+  } else if (offset < tuning.plainOffsetUpTo || search) {
+    const select = search
+      ? bucketPageSelect(ctx.db, list, search, paging)
+      : offsetPageSelect(ctx.db, table, scope, query, offset, perPage).select(totalSelect(ctx.db, list).as('total'));
+    const page = await rowsWithTotal(select, search ? 'buckets' : 'offset');
+    if (page) return page;
   }
   let transaction = ctx.db.transaction();
   if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');

@@ -15,16 +15,6 @@ export function boundaryOf(row: Record<string, unknown>, sort: SortKey[]): Bound
   return totalOrder(sort).map((k) => row[k.column] as string | number);
 }
 
-/** "Is this row or comes after it": the page that starts at a row found by a skip. */
-export function atOrAfterBoundary(sort: SortKey[], boundary: Boundary): RawBuilder<boolean> {
-  const order = totalOrder(sort);
-  if (order.every((k) => k.direction === order[0].direction)) {
-    const op = sql.raw(order[0].direction === 'asc' ? '>=' : '<=');
-    return sql<boolean>`(${sql.join(order.map((k) => sql.ref(k.column)))}) ${op} (${sql.join(boundary)})`;
-  }
-  return sql<boolean>`(${afterBoundary(sort, boundary)} or ${sql.ref('id')} = ${boundary[boundary.length - 1]})`;
-}
-
 /**
  * "Comes after this row" in the total order. One direction throughout: a row-value comparison
  * `(a, b, id) > (?, ?, ?)`, which both planners turn into an index range. Mixed directions:

@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
+import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
 import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
 
 async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
@@ -38,7 +39,7 @@ describe('migrations', () => {
           card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
         values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
 
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets']);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels']);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
@@ -47,16 +48,23 @@ describe('migrations', () => {
         ['accounts', '', '', 1], ['accounts', '', 'active', 1],
         ['payments', '', '', 1], ['payments', '', 'succeeded', 1], ['payments', 'acc_1', '', 1], ['payments', 'acc_1', 'succeeded', 1],
       ]);
-      // 2026-01-02T03:04:05Z is day 20455 and hour 490923 since the epoch; 1234 is 1xxx, 12xx, 123x and itself.
-      const buckets = await db.kysely.selectFrom('list_buckets').select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n']).orderBy('sort_key').orderBy('account_id').orderBy('status').orderBy('level').execute();
-      expect(buckets.map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)])).toEqual([
+      // 2026-01-02T03:04:05Z is 16-day bucket 1278, day 20455, hour 490923 and 5-minute bucket 5891076
+      // since the epoch; 1234 is 1xxx, 12xx, 123x and itself.
+      const readBuckets = async () =>
+        (await db.kysely.selectFrom('list_buckets').select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n']).orderBy('sort_key').orderBy('account_id').orderBy('status').orderBy('level').execute())
+          .map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)]);
+      const buckets = await readBuckets();
+      expect(buckets).toEqual([
         ['amount', 0, '', '', 31, 1], ['amount', 1, '', '', 212, 1], ['amount', 2, '', '', 1123, 1], ['amount', 3, '', '', 1234, 1],
         ['amount', 0, '', 'succeeded', 31, 1], ['amount', 1, '', 'succeeded', 212, 1], ['amount', 2, '', 'succeeded', 1123, 1], ['amount', 3, '', 'succeeded', 1234, 1],
-        ['amount', 0, 'acc_1', '', 31, 1],
-        ['created_at', 0, '', '', 20455, 1], ['created_at', 1, '', '', 490923, 1],
-        ['created_at', 0, '', 'succeeded', 20455, 1], ['created_at', 1, '', 'succeeded', 490923, 1],
-        ['created_at', 0, 'acc_1', '', 20455, 1],
+        ['amount', 0, 'acc_1', '', 31, 1], ['amount', 1, 'acc_1', '', 212, 1],
+        ['created_at', 0, '', '', 1278, 1], ['created_at', 1, '', '', 20455, 1], ['created_at', 2, '', '', 490923, 1], ['created_at', 3, '', '', 5891076, 1],
+        ['created_at', 0, '', 'succeeded', 1278, 1], ['created_at', 1, '', 'succeeded', 20455, 1], ['created_at', 2, '', 'succeeded', 490923, 1], ['created_at', 3, '', 'succeeded', 5891076, 1],
+        ['created_at', 0, 'acc_1', '', 1278, 1], ['created_at', 1, 'acc_1', '', 20455, 1],
       ]);
+      // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
+      await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
+      expect(await readBuckets()).toEqual(buckets);
     } finally {
       await drop();
     }

@@ -1,11 +1,12 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, Dialect } from '../schema.ts';
-import { rebuildBuckets } from '../../counts/listBuckets.ts';
+import type { Dialect } from '../schema.ts';
 
 /**
  * Counts per bucket of a sort key (src/counts/sortBuckets.ts), per slice of the payments list,
  * kept in step by every write in its own transaction: a page at any depth is found by summing
- * them, exact at request time (docs/performance.md). Backfilled from the rows already there.
+ * them, exact at request time (docs/performance.md). Filled from the rows already there by
+ * 0007_bucket_levels, which rebuilds them with the levels in use since (this migration once
+ * filled them through live code, which a migration must not use).
  */
 export function listBucketsMigration(dialect: Dialect) {
   const count = dialect === 'postgres' ? 'bigint' : 'integer';
@@ -22,7 +23,6 @@ export function listBucketsMigration(dialect: Dialect) {
         n ${count} not null,
         primary key (tenant_id, list, sort_key, level, account_id, status, bucket)
       )`).execute(db);
-      await rebuildBuckets(db as unknown as Kysely<Database>, dialect);
     },
   };
 }
