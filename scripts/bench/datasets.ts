@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { restoreDataset } from './restore.ts';
@@ -52,14 +53,16 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
     // A run that died with its writer going leaves extra payments behind: remove them first.
     const restored = await restoreDataset(url, BENCH_TENANT, { always: false });
     if (restored?.deleted) log(`  removed ${restored.deleted} payments a previous run's writer left behind`);
+    // The tenant's total: the sum of its count shards (migration 0008).
     const existing = await db.kysely
       .selectFrom('list_counts')
       .innerJoin('tenants', 'tenants.id', 'list_counts.tenant_id')
-      .select('n')
+      .select(sql<number>`sum(n)`.as('n'))
       .where('tenants.name', '=', BENCH_TENANT)
       .where('list', '=', 'payments')
       .where('account_id', '=', '')
       .where('status', '=', '')
+      .groupBy('tenant_id')
       .executeTakeFirst();
     if (Number(existing?.n ?? -1) !== payments) {
       if (existing) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);

@@ -26,7 +26,7 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
     },
     handler: (request, reply) =>
       idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await createAccount(trx, request.caller.tenantId, request.body);
+        const row = await createAccount(trx, db.dialect, request.caller.tenantId, request.body);
         return { status: 201, body: { data: toAccountResource(row) }, location: `/v3/accounts/${row.id}` };
       }),
   });

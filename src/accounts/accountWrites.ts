@@ -6,12 +6,13 @@ import { notFound, Problem, validationProblem } from '../http/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 import { withAccountResource } from './accountResource.ts';
+import { pickShard } from '../counts/counterShard.ts';
 
 function conflict(title: string, detail: string): Problem {
   return new Problem({ status: 409, type: 'https://docs.payments.example/problems/conflict', title, detail });
 }
 
-export async function createAccount(trx: Transaction<Database>, tenantId: string, input: CreateAccountInput) {
+export async function createAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, input: CreateAccountInput) {
   if (!isIso4217(input.currency)) throw validationProblem({ currency: ['is not an ISO 4217 currency code'] });
   const now = new Date().toISOString();
   const row = withAccountResource({
@@ -26,7 +27,7 @@ export async function createAccount(trx: Transaction<Database>, tenantId: string
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  await adjustCounts(trx, tenantId, accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })));
+  await adjustCounts(trx, tenantId, accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })), pickShard(dialect));
   return row;
 }
 
@@ -51,7 +52,7 @@ export async function updateAccount(trx: Transaction<Database>, dialect: Dialect
   const updated = withAccountResource({ ...current, ...fields });
   const changes = { ...fields, resource: updated.resource };
   await trx.updateTable('accounts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status));
+  if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), pickShard(dialect));
   return updated;
 }
 
@@ -61,7 +62,7 @@ export async function deleteAccount(trx: Transaction<Database>, dialect: Dialect
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('The account has payments', 'An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  await adjustCounts(trx, tenantId, accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })));
+  await adjustCounts(trx, tenantId, accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })), pickShard(dialect));
 }
 
 export { conflict };

@@ -55,18 +55,19 @@ function keyOf(d: BucketDelta): string {
 }
 
 /**
- * Applies bucket deltas inside the caller's transaction, as one multi-row upsert. Rows are
- * written in one global order (after list_counts, which every writer touches first) so two
- * concurrent writers on PostgreSQL lock them in the same order and cannot deadlock.
+ * Applies bucket deltas to the rows of one shard (counterShard.ts) inside the caller's
+ * transaction, as one multi-row upsert. Rows are written in one global order (after
+ * list_counts, which every writer touches first) so two concurrent writers on PostgreSQL lock
+ * them in the same order and cannot deadlock.
  */
-export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[]): Promise<void> {
-  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, n: d.delta }));
-  // Statements of at most 1000 rows (8 parameters each: within SQLite's 32,766), in the same order.
+export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[], shard = 0): Promise<void> {
+  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
+  // Statements of at most 1000 rows (9 parameters each: within SQLite's 32,766), in the same order.
   for (let i = 0; i < rows.length; i += 1000) {
     await trx
       .insertInto('list_buckets')
       .values(rows.slice(i, i + 1000))
-      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
+      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
       .execute();
   }
 }

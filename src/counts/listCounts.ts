@@ -44,17 +44,18 @@ function keyOf(k: CountKey): string {
 }
 
 /**
- * Applies deltas inside the caller's transaction. Rows are touched in one global order so two
- * concurrent transactions on PostgreSQL lock them in the same order and cannot deadlock.
+ * Applies deltas to the rows of one shard (counterShard.ts) inside the caller's transaction.
+ * Rows are touched in one global order so two concurrent transactions on PostgreSQL lock them
+ * in the same order and cannot deadlock.
  */
-export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[]): Promise<void> {
-  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, n: d.delta }));
+export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[], shard = 0): Promise<void> {
+  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, shard, n: d.delta }));
   if (rows.length === 0) return;
   // One statement: the rows every writer of a tenant locks are held for one round trip less each.
   await trx
     .insertInto('list_counts')
     .values(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
+    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status', 'shard']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
     .execute();
 }
 

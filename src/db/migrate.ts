@@ -7,6 +7,7 @@ import { resourceJsonMigration } from './migrations/0004_resource_json.ts';
 import { accountStatusIndexMigration } from './migrations/0005_account_status_index.ts';
 import { listBucketsMigration } from './migrations/0006_list_buckets.ts';
 import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
+import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -17,6 +18,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0005_account_status_index': accountStatusIndexMigration,
     '0006_list_buckets': listBucketsMigration(dialect),
     '0007_bucket_levels': bucketLevelsMigration(dialect),
+    '0008_counter_shards': counterShardsMigration(dialect),
   };
 }
 

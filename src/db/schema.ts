@@ -1,3 +1,5 @@
+import type { ColumnType } from 'kysely';
+
 /** Table shapes as Kysely sees them. Timestamps travel as RFC 3339 UTC strings on both dialects. */
 export interface TenantTable {
   id: string;
@@ -72,6 +74,8 @@ export interface ListCountTable {
   list: string;
   account_id: string;
   status: string;
+  /** Which of a counter's rows (migration 0008): writes spread over shards, readers sum them. */
+  shard: ColumnType<number, number | undefined, number>;
   n: number;
 }
 
@@ -84,6 +88,8 @@ export interface ListBucketTable {
   account_id: string;
   status: string;
   bucket: number;
+  /** As list_counts.shard. */
+  shard: ColumnType<number, number | undefined, number>;
   n: number;
 }
 

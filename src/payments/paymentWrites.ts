@@ -9,6 +9,7 @@ import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } f
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
 import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
+import { pickShard } from '../counts/counterShard.ts';
 import { withPaymentResource } from './paymentResource.ts';
 
 export interface NewPayment {
@@ -56,8 +57,9 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
     updated_at: now,
   });
   await trx.insertInto('payments').values(row).execute();
-  await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })));
-  await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row));
+  const shard = pickShard(dialect);
+  await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })), shard);
+  await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
   return row;
 }
 
@@ -78,7 +80,7 @@ function illegal(row: { id: string; status: string }, action: string, event: Pay
   });
 }
 
-async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
+async function save(trx: Transaction<Database>, dialect: Dialect, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
   const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
   await trx
     .updateTable('payments')
@@ -86,11 +88,12 @@ async function save(trx: Transaction<Database>, row: Selectable<PaymentTable>, c
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
+  const shard = pickShard(dialect);
   if (changes.status !== undefined) {
-    await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status));
+    await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status), shard);
   }
   // A status change moves the row between status slices; a smaller capture moves it in amount order.
-  await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated));
+  await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated), shard);
   return updated;
 }
 
@@ -102,14 +105,14 @@ export async function capturePayment(trx: Transaction<Database>, dialect: Dialec
     throw validationProblem({ amount: [`must not exceed the authorized ${row.amount}`] });
   }
   const now = new Date().toISOString();
-  return save(trx, row, { status, amount: amount ?? row.amount, captured_at: now });
+  return save(trx, dialect, row, { status, amount: amount ?? row.amount, captured_at: now });
 }
 
 export async function cancelPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
   const row = await lockPayment(trx, dialect, tenantId, id);
   const status = nextStatus(row.status as PaymentStatus, 'cancel');
   if (!status) throw illegal(row, 'canceled', 'cancel');
-  return save(trx, row, { status });
+  return save(trx, dialect, row, { status });
 }
 
 export async function refundPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, amount?: number) {
@@ -120,5 +123,5 @@ export async function refundPayment(trx: Transaction<Database>, dialect: Dialect
   if (refund > left) throw validationProblem({ amount: [`must not exceed the ${left} left to refund`] });
   const refunded = row.amount_refunded + refund;
   const status = nextStatus(row.status as PaymentStatus, refunded === row.amount ? 'refund_rest' : 'refund_part')!;
-  return save(trx, row, { status, amount_refunded: refunded });
+  return save(trx, dialect, row, { status, amount_refunded: refunded });
 }
