@@ -5,6 +5,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
+import { StatementTemplates } from './statementTemplates.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
@@ -112,11 +113,15 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
 }
 
 /** PostgreSQL: total and rows from one statement (`select t.n as total, p.resource from t left join lateral (page) p on true`). */
-async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>, offset: number, how: PageStrategy): Promise<ListPage> {
-  const { rows } = await (statement as RawBuilder<{ total: number | string; resource: string | null }>).execute(db);
+function pageOfOneStatement(rows: Array<{ total: number | string; resource: string | null }>, offset: number, how: PageStrategy): ListPage {
   const total = Number(rows[0].total);
   const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
   return { total, rows: resources, strategy: offset >= total ? 'past-end' : how };
+}
+
+async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>, offset: number, how: PageStrategy): Promise<ListPage> {
+  const { rows } = await (statement as RawBuilder<{ total: number | string; resource: string | null }>).execute(db);
+  return pageOfOneStatement(rows, offset, how);
 }
 
 /**
@@ -149,6 +154,39 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
   return page.rows(withCtes).select(sql<number>`(select n from t)`.as('total'));
 }
 
+const templates = new StatementTemplates();
+
+/**
+ * The compiled bucket statement of a list, built once per shape (statementTemplates.ts): the
+ * list with a placeholder for every value (tenant, account, filter values, the slice's accounts
+ * and statuses, offset, per_page), keyed by everything the SQL is decided from. Bucketed lists
+ * filter only by any-of status and account (countedSlice), whose values go to the SQL as they are.
+ */
+function bucketPageCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
+  const { scope, query, slice } = list;
+  const values: Record<string, unknown> = { tenant: scope.tenantId, account: scope.accountId, offset: paging.offset, perPage: paging.perPage };
+  query.conditions.forEach((c, i) => (c.match === 'in' ? c.values : []).forEach((v, j) => (values[`c${i}.${j}`] = v)));
+  slice!.accounts.forEach((v, j) => (values[`a${j}`] = v));
+  slice!.statuses.forEach((v, j) => (values[`s${j}`] = v));
+  const key = JSON.stringify([
+    dialect, list.table, scope.accountId !== undefined, query.sort, search.kind, search.column, search.direction,
+    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]), slice!.accounts.length, slice!.statuses.length,
+  ]);
+  return templates.statement(key, (slot) => {
+    const slotted: ListRequest = {
+      table: list.table,
+      scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
+      query: { sort: query.sort, conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)) },
+      slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
+    };
+    const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
+    const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
+    if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
+    const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
+    return { compile: () => statement.compile(db) };
+  }, values);
+}
+
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
 export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Compilable | undefined {
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
@@ -178,14 +216,15 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
       return oneStatement(ctx.db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
     }
     if (search) {
-      const page = await oneStatement(ctx.db, bucketPageStatement(ctx.db, list, search, paging), offset, 'buckets');
+      const { rows } = await ctx.db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging));
+      const page = pageOfOneStatement(rows, offset, 'buckets');
       // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
       // if they ever did, the page is found the slow exact way rather than answered empty.
       if (page.rows.length > 0 || page.strategy === 'past-end') return page;
     }
   } else if (offset < tuning.plainOffsetUpTo || search) {
     const select = search
-      ? bucketPageSelect(ctx.db, list, search, paging)
+      ? { execute: async () => (await ctx.db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging))).rows }
       : offsetPageSelect(ctx.db, table, scope, query, offset, perPage).select(totalSelect(ctx.db, list).as('total'));
     const page = await rowsWithTotal(select, search ? 'buckets' : 'offset');
     if (page) return page;

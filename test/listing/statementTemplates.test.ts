@@ -1,0 +1,41 @@
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
+import { describe, expect, it } from 'vitest';
+import { StatementTemplates } from '../../src/listing/statementTemplates.ts';
+
+const db = new Kysely<{ t: { a: string; b: number } }>({
+  dialect: {
+    createAdapter: () => new SqliteAdapter(),
+    createDriver: () => new DummyDriver(),
+    createIntrospector: (k) => new SqliteIntrospector(k),
+    createQueryCompiler: () => new SqliteQueryCompiler(),
+  },
+});
+
+describe('statement templates', () => {
+  it('build a shape once and give every request the same SQL with its own values in place', () => {
+    const templates = new StatementTemplates();
+    let builds = 0;
+    const build = (slot: <T>(name: string) => T) => {
+      builds += 1;
+      return db.selectFrom('t').select('a').where('a', '=', slot<string>('a')).where('b', '>', slot<number>('b')).limit(sql.lit(1));
+    };
+    const first = templates.statement('shape', build, { a: 'x', b: 1 });
+    const second = templates.statement('shape', build, { a: 'y', b: 2 });
+    expect(builds).toBe(1);
+    expect(second.sql).toBe(first.sql);
+    expect(first.parameters).toEqual(['x', 1]);
+    expect(second.parameters).toEqual(['y', 2]);
+    expect(second.sql).toBe(db.selectFrom('t').select('a').where('a', '=', 'y').where('b', '>', 2).limit(sql.lit(1)).compile().sql);
+  });
+
+  it('refuse to run a statement with a value missing, rather than send a placeholder', () => {
+    const templates = new StatementTemplates();
+    expect(() => templates.statement('shape', (slot) => db.selectFrom('t').select('a').where('a', '=', slot<string>('a')), {})).toThrow(/no value for a/);
+  });
+
+  it('keep values the builder wrote as constants', () => {
+    const templates = new StatementTemplates();
+    const compiled = templates.statement('shape', (slot) => db.selectFrom('t').select('a').where('a', '=', 'fixed').where('b', '=', slot<number>('b')), { b: 3 });
+    expect(compiled.parameters).toEqual(['fixed', 3]);
+  });
+});
