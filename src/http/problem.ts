@@ -2,6 +2,8 @@
  * The one error type of the service (RFC 9457). Thrown anywhere at the edge, rendered to
  * `application/problem+json` in one place (renderProblem.ts).
  */
+import { scrubSecrets } from './scrubSecrets.ts';
+
 export type FieldErrors = Record<string, string[]>;
 
 /**
@@ -42,15 +44,25 @@ export class Problem extends Error {
     this.headers = init.headers ?? {};
   }
 
+  /**
+   * The document as sent. What it says about the client's input (a path segment in `detail`, a
+   * field name in `errors`) is scrubbed like a log line: a card number or key is never echoed.
+   */
   toJSON() {
     return {
       type: this.type,
       title: this.title,
       status: this.status,
-      ...(this.detail !== undefined ? { detail: this.detail } : {}),
-      ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.detail !== undefined ? { detail: scrubSecrets(this.detail) } : {}),
+      ...(this.errors ? { errors: scrubbedFieldErrors(this.errors) } : {}),
     };
   }
+}
+
+function scrubbedFieldErrors(errors: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, messages] of Object.entries(errors)) for (const message of messages) addFieldError(out, scrubSecrets(field), message);
+  return out;
 }
 
 const TYPE_BASE = 'https://docs.payments.example/problems/';
