@@ -6,6 +6,7 @@ import { listQueryFieldErrors, type SchemaError } from '../listing/queryErrors.t
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
+import { clientClosedRequest, isClientAbort } from './clientAborts.ts';
 
 function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const errors = (error.validation ?? []) as unknown as SchemaError[];
@@ -36,6 +37,8 @@ function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
 export function toProblem(request: FastifyRequest, error: FastifyError | Problem): Problem {
   if (error instanceof Problem) return error;
   if (error.validation) return schemaProblem(request, error);
+  // Before the database's errors: a client's dropped connection says ECONNRESET too.
+  if (isClientAbort(request.raw, error)) return clientClosedRequest();
   const unavailable = databaseProblem(error);
   if (unavailable) return unavailable;
   const status = error.statusCode ?? 500;
@@ -61,7 +64,8 @@ export function sendProblem(reply: FastifyReply, problem: Problem) {
 export function registerProblemRendering(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     const problem = toProblem(request, error);
-    if (problem.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
+    if (isClientAbort(request.raw, error)) request.log.debug({ err: error }, 'client went away before the request was complete');
+    else if (problem.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem);
   });
