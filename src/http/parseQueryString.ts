@@ -4,6 +4,7 @@ import { Problem, validationProblem } from './problem.ts';
 import { NUL_MESSAGE, nulPath } from './nulCharacters.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
 import { bracketName } from '../listing/queryErrors.ts';
+import { queryShapeProblem } from './queryShape.ts';
 
 /**
  * Bracket-aware query parsing (`filter[amount][gte]=5` → nested objects) with bounds, so a
@@ -19,7 +20,7 @@ const QUERY_PROBLEM = Symbol('queryProblem');
 
 type ParsedQuery = Record<string, unknown> & { [QUERY_PROBLEM]?: Problem };
 
-/** The first bound a query string breaks, as the problem to answer it with. */
+/** The first bound a query string breaks, or the first malformed shape in it, as the problem to answer it with. */
 export function queryLimitProblem(text: string): Problem | undefined {
   if (text.length > QUERY_LIMITS.maxLength) {
     return new Problem({
@@ -50,7 +51,7 @@ export function queryLimitProblem(text: string): Problem | undefined {
       return validationProblem({ [key]: [`is repeated more than ${QUERY_LIMITS.arrayLimit} times`] });
     }
   }
-  return undefined;
+  return queryShapeProblem(pairs);
 }
 
 /**

@@ -40,7 +40,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
   const errors: FieldErrors = {};
   const conditions: Condition[] = [];
   for (const [name, given] of Object.entries(raw.filter ?? {})) {
-    const filter = spec.filters[name];
+    const filter = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
     if (!filter || given === undefined) continue;
     const column = filter.column;
     if (typeof given === 'string') {
