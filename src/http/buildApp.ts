@@ -26,7 +26,8 @@ import { registerCors } from './cors.ts';
 import { registerDeprecationHeaders } from '../versioning/deprecation.ts';
 import { registerServerTiming } from './serverTiming.ts';
 import { loggerOptions } from './logRedaction.ts';
-import { rejectNulInBody } from './nulCharacters.ts';
+import { rejectInvalidTextInBody } from './invalidText.ts';
+import { registerJsonBodyParser } from './jsonBody.ts';
 import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
 import { registerMetrics } from '../metrics/registerMetrics.ts';
 
@@ -106,6 +107,7 @@ export async function buildApp({
 
   // JSON only: anything else is a 415 rather than a string the schemas then reject.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
   registerProblemRendering(app);
   // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
   await registerSecurityHeaders(app);
@@ -127,7 +129,7 @@ export async function buildApp({
   app.addHook('onRequest', rejectBadQuery);
   registerAuthentication(app, db.kysely);
   app.addHook('onRequest', rateLimit.perKey);
-  app.addHook('preValidation', rejectNulInBody);
+  app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
   const lists = { db: db.kysely, dialect: db.dialect, ...(listTuning ? { tuning: listTuning } : {}) };

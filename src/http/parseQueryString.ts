@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { Problem, validationProblem } from './problem.ts';
-import { NUL_MESSAGE, nulPath } from './nulCharacters.ts';
+import { invalidTextIn } from './invalidText.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
 import { bracketName } from '../listing/queryErrors.ts';
 import { queryShapeProblem } from './queryShape.ts';
@@ -82,9 +82,9 @@ export function parseQueryString(text: string): Record<string, unknown> {
     // qs's own bounds (an array index past arrayLimit, say); the checks above catch the rest first.
     return { [QUERY_PROBLEM]: validationProblem({ query: [(error as Error).message] }) } as ParsedQuery;
   }
-  const nul = nulPath(parsed);
-  if (nul) {
-    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(nul)]: [NUL_MESSAGE] }) } as ParsedQuery;
+  const invalid = invalidTextIn(parsed);
+  if (invalid) {
+    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(invalid.path)]: [invalid.message] }) } as ParsedQuery;
   }
   return parsed;
 }

@@ -1,3 +1,5 @@
+import { utf8SequenceLength } from './utf8.ts';
+
 /**
  * Finds API keys and card numbers in text however a client spelled them, and blanks them out
  * of the text as it was given. PCI DSS 3.3–3.5 forbid a PAN in any log, and a client controls
@@ -55,14 +57,6 @@ function escapedBytes(units: Unit[], i: number): { bytes: number[]; starts: numb
   return { bytes, starts };
 }
 
-/** Length of the UTF-8 sequence at `bytes[k]`, or 0 when it is not a valid one. */
-function utf8Length(bytes: number[], k: number): number {
-  const lead = bytes[k];
-  const length = lead < 0x80 ? 1 : lead >= 0xc2 && lead < 0xe0 ? 2 : lead >= 0xe0 && lead < 0xf0 ? 3 : lead >= 0xf0 && lead < 0xf5 ? 4 : 0;
-  for (let j = 1; j < length; j++) if (bytes[k + j] === undefined || (bytes[k + j] & 0xc0) !== 0x80) return 0;
-  return length;
-}
-
 /** One layer undone: `+` → space, `%XX` sequences that are UTF-8 → their characters, `\uXXXX` → its code unit. */
 function decodeOnce(units: Unit[]): Unit[] {
   const out: Unit[] = [];
@@ -79,7 +73,7 @@ function decodeOnce(units: Unit[]): Unit[] {
         continue;
       }
       for (let k = 0; k < bytes.length; ) {
-        const length = utf8Length(bytes, k);
+        const length = utf8SequenceLength(bytes, k);
         if (length === 0) {
           // Not UTF-8: the escape stays as written (and may still be a separator between digits).
           for (const at of [starts[k], starts[k] + 1, starts[k] + 2]) out.push(units[at]);
