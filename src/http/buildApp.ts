@@ -14,9 +14,10 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
-import { clientErrorHandler, registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
-import { BASELINE_SECURITY_HEADERS, registerSecurityHeaders } from '../limits/securityHeaders.ts';
+import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
 import { notFound } from './problem.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
@@ -76,6 +77,8 @@ export async function buildApp({
     http: {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.requestTimeoutMs / 4) || 30_000)),
+      // Refused by our own hook instead, as a problem document (protocolErrors.ts).
+      requireHostHeader: false,
     },
     clientErrorHandler,
     logger: logger ?? loggerOptions(config.logLevel),
@@ -90,8 +93,8 @@ export async function buildApp({
     // are malformed identifiers: 404, rendered like every other problem.
     frameworkErrors: (error, request, reply) => {
       const problem = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound('Malformed path.') : toProblem(request, error);
-      // No hook ran for this request: give it the headers the hooks would have set.
-      reply.headers({ ...BASELINE_SECURITY_HEADERS, 'x-request-id': request.id });
+      // No hook ran for this request: give it the id the first hook would have set (sendProblem adds the security headers).
+      reply.header('x-request-id', request.id);
       return sendProblem(reply, problem);
     },
     ajv: {
@@ -102,6 +105,7 @@ export async function buildApp({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerProtocolChecks(app);
   app.decorate('lifecycle', registerLifecycle(app));
   registerServerTiming(app);
 

@@ -78,6 +78,11 @@ describe('no spelling of a card number or a key reaches a log line or an error a
       await send(`key ${how} as a path segment`, [`GET /v3/accounts/${spelled} HTTP/1.1`]);
     }
     await send('key as X-Request-Id', ['GET /v3/payments HTTP/1.1', `x-request-id: ${key.slice(0, 64)}`]);
+    for (const digits of secrets) {
+      answers.push({ what: 'card in a CONNECT target', response: await sendRaw(port, `CONNECT ${digits.match(/.{4}/g)!.join('-')}:443 HTTP/1.1\r\nhost: x\r\n\r\n`) });
+      answers.push({ what: 'card in a path without Host', response: await sendRaw(port, `GET /v3/payments/${digits.match(/.{4}/g)!.join('%20')} HTTP/1.1\r\n\r\n`) });
+      answers.push({ what: 'card in an unknown Expect', response: await sendRaw(port, `GET /health?n=${digits} HTTP/1.1\r\nhost: x\r\nexpect: ${digits}\r\n\r\n`) });
+    }
     await send('key in a malformed request line', [`GET /v3/payments?k=${key} HTTP/1.1`, `x-bad\u0000: ${key}`]);
 
     for (const { what, response } of answers) {
@@ -90,7 +95,7 @@ describe('no spelling of a card number or a key reaches a log line or an error a
     expect(await server.stop()).toBe(0);
     const lines = server.output().split('\n').filter(Boolean);
     expect(lines.length).toBeGreaterThan(answers.length);
-    // DEBUGLINE
+    expect(lines.some((line) => line.includes('"level":20'))).toBe(true); // debug lines were written, and scrubbed too
     for (const line of lines) {
       for (const text of textsOfLogLine(line)) {
         for (const secret of [...secrets, key]) expect(reveals(text, secret), `logged: ${line.slice(0, 400)}`).toBe(false);
