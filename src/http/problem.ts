@@ -1,9 +1,9 @@
+import { scrubSecrets } from './scrubSecrets.ts';
+
 /**
  * The one error type of the service (RFC 9457). Thrown anywhere at the edge, rendered to
  * `application/problem+json` in one place (renderProblem.ts).
  */
-import { scrubSecrets } from './scrubSecrets.ts';
-
 export type FieldErrors = Record<string, string[]>;
 
 /**

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Problem } from './problem.ts';
+import { badRequest, Problem } from './problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
 /**
@@ -47,14 +47,14 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
       ? new Problem({ status: 408, title: 'Request timeout', detail: 'The request was not received in full in time.' })
       : error.code === 'HPE_HEADER_OVERFLOW'
         ? new Problem({ status: 431, title: 'Request header fields too large', detail: 'The request line and headers are too large.' })
-        : new Problem({ status: 400, type: `${TYPE}malformed-request`, title: 'Malformed request', detail: 'The request is not valid HTTP.' });
+        : badRequest('The request is not valid HTTP.');
   writeRawProblem(socket, problem);
 }
 
 /** onRequest: what Node no longer refuses on its own (see registerProtocolChecks). */
 async function checkHostAndExpect(request: FastifyRequest): Promise<void> {
   if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-    throw new Problem({ status: 400, type: `${TYPE}malformed-request`, title: 'Malformed request', detail: 'An HTTP/1.1 request must carry a Host header.' });
+    throw badRequest('An HTTP/1.1 request must carry a Host header.');
   }
   const expect = request.headers.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) {

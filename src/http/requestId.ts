@@ -7,7 +7,7 @@ const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 /**
  * An id logged on every line of a request must not be a secret itself: a caller's id shaped like
  * a card number or a key is refused (the log scrubber would hide it, and so the id, anyway). A
- * UUID can be card-shaped too (`12345678-1234-…` in digits only, about one in a hundred), so ours
+ * UUID can be card-shaped too (twelve digits in a row across its dashes: about 3 in 100), so ours
  * are drawn again until they are not.
  */
 function generatedId(): string {
