@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Problem } from './problem.ts';
+import { Problem, TYPE_BASE } from './problem.ts';
 
 /** What a stream reports when its connection dropped: Node's `aborted` is ECONNRESET. */
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -20,7 +20,7 @@ export function isClientAbort(request: IncomingMessage, error: unknown): boolean
 export function clientClosedRequest(): Problem {
   return new Problem({
     status: 400,
-    type: 'https://docs.payments.example/problems/client-closed-request',
+    type: `${TYPE_BASE}client-closed-request`,
     title: 'Client closed request',
     detail: 'The connection closed before the whole request arrived.',
   });

@@ -1,6 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Problem } from './problem.ts';
+import { Problem, TYPE_BASE } from './problem.ts';
 import { utf8SequenceLength } from './utf8.ts';
 
 /**
@@ -24,7 +24,7 @@ function charsetOf(contentType: string | undefined): string | undefined {
 function unsupportedCharset(charset: string): Problem {
   return new Problem({
     status: 415,
-    type: 'https://docs.payments.example/problems/unsupported-media-type',
+    type: `${TYPE_BASE}unsupported-media-type`,
     title: 'Unsupported media type',
     detail: `JSON bodies must be UTF-8; charset=${charset} is not accepted.`,
   });

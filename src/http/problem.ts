@@ -65,7 +65,8 @@ function scrubbedFieldErrors(errors: FieldErrors): FieldErrors {
   return out;
 }
 
-const TYPE_BASE = 'https://docs.payments.example/problems/';
+/** Where the problem types are documented: `${TYPE_BASE}validation`, … */
+export const TYPE_BASE = 'https://docs.payments.example/problems/';
 
 /**
  * A 422 names at most this many fields, each in at most this many characters, and says how many

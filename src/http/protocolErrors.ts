@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest, Problem } from './problem.ts';
+import { badRequest, Problem, TYPE_BASE } from './problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
 /**
@@ -16,8 +16,6 @@ import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
  *   refused by an onRequest hook, through Fastify like any other problem.
  * - CONNECT: Node would close the socket without a word; it gets a 405.
  */
-
-const TYPE = 'https://docs.payments.example/problems/';
 
 /** Node's own test for "100-continue" in an Expect header (lib/_http_server.js), which Node answers itself. */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;
@@ -58,7 +56,7 @@ async function checkHostAndExpect(request: FastifyRequest): Promise<void> {
   }
   const expect = request.headers.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) {
-    throw new Problem({ status: 417, type: `${TYPE}expectation-failed`, title: 'Expectation failed', detail: 'The only expectation supported is Expect: 100-continue.' });
+    throw new Problem({ status: 417, type: `${TYPE_BASE}expectation-failed`, title: 'Expectation failed', detail: 'The only expectation supported is Expect: 100-continue.' });
   }
 }
 
@@ -75,7 +73,7 @@ export function registerProtocolChecks(app: FastifyInstance): void {
     socket.on('error', () => {});
     writeRawProblem(
       socket,
-      new Problem({ status: 405, type: `${TYPE}method-not-allowed`, title: 'Method not allowed', detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }),
+      new Problem({ status: 405, type: `${TYPE_BASE}method-not-allowed`, title: 'Method not allowed', detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }),
     );
   });
 }
