@@ -31,7 +31,7 @@ function unsupportedCharset(charset: string): Problem {
 }
 
 /** The body as text, each byte that is not part of well-formed UTF-8 as the lone surrogate U+DC00 + byte. */
-export function decodeUtf8Marking(bytes: Buffer): string {
+function decodeUtf8Marking(bytes: Buffer): string {
   if (isUtf8(bytes)) return bytes.toString('utf8');
   let text = '';
   let run = 0;
