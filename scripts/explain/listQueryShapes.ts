@@ -73,7 +73,7 @@ export const LIST_SHAPES: ListShape[] = [
   accounts('filter[status]=active'),
   accounts('filter[currency]=EUR'),
   accounts('filter[created_at][lt]=2026-01-01'),
-  accounts('filter[email]=ada@example.com', false),
+  accounts('filter[email]=ada@example.com'),
   accounts('filter[name]=ada', false),
 ];
 

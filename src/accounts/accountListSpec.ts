@@ -7,8 +7,8 @@ export const accountListSpec: ListSpec = {
   filters: {
     status: { kind: 'enum', values: ACCOUNT_STATUSES, column: 'status' },
     currency: { kind: 'code', pattern: '[A-Z]{3}', hint: 'ISO 4217 codes such as USD,EUR', column: 'currency' },
-    email: { kind: 'exactInsensitive', column: 'email' },
-    name: { kind: 'contains', column: 'name' },
+    email: { kind: 'exactInsensitive', column: 'email_folded' },
+    name: { kind: 'contains', column: 'name_folded' },
     created_at: { kind: 'timeRange', column: 'created_at' },
   },
   sorts: { created_at: 'created_at', name: 'name' },

@@ -5,7 +5,7 @@ import { isIso4217 } from '../money/currencies.ts';
 import { notFound, Problem, validationProblem } from '../http/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
-import { withAccountResource } from './accountResource.ts';
+import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { pickShard } from '../counts/counterShard.ts';
 
 function conflict(title: string, detail: string): Problem {
@@ -49,9 +49,9 @@ export async function updateAccount(trx: Transaction<Database>, dialect: Dialect
     ...(input.metadata !== undefined ? { metadata: JSON.stringify(input.metadata) } : {}),
     updated_at: new Date().toISOString(),
   };
-  const updated = withAccountResource({ ...current, ...fields });
-  const changes = { ...fields, resource: updated.resource };
-  await trx.updateTable('accounts').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  const derived = derivedAccountColumns({ ...current, ...fields });
+  const updated = { ...current, ...fields, ...derived };
+  await trx.updateTable('accounts').set({ ...fields, ...derived }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
   if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), pickShard(dialect));
   return updated;
 }

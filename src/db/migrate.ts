@@ -8,6 +8,7 @@ import { accountStatusIndexMigration } from './migrations/0005_account_status_in
 import { listBucketsMigration } from './migrations/0006_list_buckets.ts';
 import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
 import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
+import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -19,6 +20,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0006_list_buckets': listBucketsMigration(dialect),
     '0007_bucket_levels': bucketLevelsMigration(dialect),
     '0008_counter_shards': counterShardsMigration(dialect),
+    '0009_folded_text': foldedTextMigration(dialect),
   };
 }
 

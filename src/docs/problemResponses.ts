@@ -28,7 +28,7 @@ const RETRY_AFTER = { description: 'Seconds to wait before retrying', type: 'int
 
 export const PROBLEMS: Record<number, ProblemDoc> = {
   400: {
-    description: 'The body is not valid JSON',
+    description: 'The body is not valid JSON (or the request is not valid HTTP: an HTTP/1.1 request without Host, say)',
     example: { type: `${BASE}malformed-request`, title: 'Malformed request', status: 400, detail: 'Body is not valid JSON' },
   },
   401: {
@@ -55,11 +55,11 @@ export const PROBLEMS: Record<number, ProblemDoc> = {
     headers: { 'retry-after': RETRY_AFTER },
   },
   415: {
-    description: 'The body is not `application/json`',
+    description: 'The body is not `application/json`, or is labelled with a charset other than UTF-8',
     example: { type: 'https://httpstatuses.io/415', title: 'Request rejected', status: 415, detail: 'Unsupported Media Type: text/csv' },
   },
   422: {
-    description: 'Invalid values: `errors` names each parameter or field',
+    description: 'Invalid values: `errors` names each parameter or field (at most 20; `detail` says how many more), text that is not valid Unicode included',
     example: {
       type: `${BASE}validation`,
       title: 'The request has invalid values',

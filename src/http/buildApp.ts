@@ -14,9 +14,10 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
-import { clientErrorHandler, registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
+import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
-import { BASELINE_SECURITY_HEADERS, registerSecurityHeaders } from '../limits/securityHeaders.ts';
+import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
 import { notFound } from './problem.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
@@ -26,7 +27,8 @@ import { registerCors } from './cors.ts';
 import { registerDeprecationHeaders } from '../versioning/deprecation.ts';
 import { registerServerTiming } from './serverTiming.ts';
 import { loggerOptions } from './logRedaction.ts';
-import { rejectNulInBody } from './nulCharacters.ts';
+import { rejectInvalidTextInBody } from './invalidText.ts';
+import { registerJsonBodyParser } from './jsonBody.ts';
 import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
 import { registerMetrics } from '../metrics/registerMetrics.ts';
 
@@ -75,6 +77,8 @@ export async function buildApp({
     http: {
       requestTimeout: limits.requestTimeoutMs,
       connectionsCheckingInterval: Math.max(50, Math.min(30_000, Math.floor(limits.requestTimeoutMs / 4) || 30_000)),
+      // Refused by our own hook instead, as a problem document (protocolErrors.ts).
+      requireHostHeader: false,
     },
     clientErrorHandler,
     logger: logger ?? loggerOptions(config.logLevel),
@@ -89,8 +93,8 @@ export async function buildApp({
     // are malformed identifiers: 404, rendered like every other problem.
     frameworkErrors: (error, request, reply) => {
       const problem = error.code === 'FST_ERR_BAD_URL' || error.code === 'FST_ERR_MAX_PARAM_LENGTH' ? notFound('Malformed path.') : toProblem(request, error);
-      // No hook ran for this request: give it the headers the hooks would have set.
-      reply.headers({ ...BASELINE_SECURITY_HEADERS, 'x-request-id': request.id });
+      // No hook ran for this request: give it the id the first hook would have set (sendProblem adds the security headers).
+      reply.header('x-request-id', request.id);
       return sendProblem(reply, problem);
     },
     ajv: {
@@ -101,11 +105,13 @@ export async function buildApp({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  registerProtocolChecks(app);
   app.decorate('lifecycle', registerLifecycle(app));
   registerServerTiming(app);
 
   // JSON only: anything else is a 415 rather than a string the schemas then reject.
   app.removeContentTypeParser('text/plain');
+  registerJsonBodyParser(app);
   registerProblemRendering(app);
   // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
   await registerSecurityHeaders(app);
@@ -127,7 +133,7 @@ export async function buildApp({
   app.addHook('onRequest', rejectBadQuery);
   registerAuthentication(app, db.kysely);
   app.addHook('onRequest', rateLimit.perKey);
-  app.addHook('preValidation', rejectNulInBody);
+  app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
   const lists = { db: db.kysely, dialect: db.dialect, ...(listTuning ? { tuning: listTuning } : {}) };

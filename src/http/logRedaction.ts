@@ -1,11 +1,14 @@
+import { isIP } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
+import { scrubSecrets } from './scrubSecrets.ts';
 
 /**
- * Secrets never reach a log line (PCI DSS 3.3–3.5: no PAN or CVC in logs): headers and body
- * fields that carry them are censored wherever they appear in a logged object, and text that
- * is logged as is (the request URL, error messages) is scrubbed of anything shaped like an API
- * key (`apk_…`) or a card number (12–19 digits, spaces or dashes between them allowed): a client
- * that puts one in a query string must not have it written down.
+ * Secrets never reach a log line (PCI DSS 3.3–3.5: no PAN or CVC in logs). Two layers:
+ * headers and body fields that carry them are censored by path wherever they appear in a logged
+ * object; and every line, just before it is written, has every text in it (URLs, headers, error
+ * messages and stacks, messages of Fastify's own, the request id) scrubbed by `scrubSecrets`,
+ * which reads through percent-, plus- and escape-encodings. Scrubbing the written line, not
+ * chosen fields, is what makes it hold for lines we did not think of.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -21,11 +24,38 @@ export const REDACTED_PATHS = [
   'card.cvc',
 ];
 
-const API_KEY = /apk_[A-Za-z0-9_\-.~+/=%]*/g;
-const CARD_NUMBER = /(?<![0-9])[0-9](?:[ \-]?[0-9]){11,18}(?![0-9])/g;
+/** `192.168.100.200` or `[::1]:3000`: twelve digits with dots, yet an address, not a card. */
+function isAddress(text: string): boolean {
+  if (isIP(text)) return true;
+  const withPort = /^\[?([^\]]*)\]?:[0-9]{1,5}$/.exec(text);
+  return withPort !== null && isIP(withPort[1]) !== 0;
+}
 
-export function scrubSecrets(text: string): string {
-  return text.replace(API_KEY, 'apk_[redacted]').replace(CARD_NUMBER, '[redacted-number]');
+/** The value with every text in it scrubbed; `changed` says whether anything was. */
+function scrubbed(value: unknown, changed: { any: boolean }): unknown {
+  if (typeof value === 'string') {
+    const clean = isAddress(value) ? value : scrubSecrets(value);
+    if (clean !== value) changed.any = true;
+    return clean;
+  }
+  if (Array.isArray(value)) return value.map((inner) => scrubbed(inner, changed));
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [scrubbed(key, changed), scrubbed(inner, changed)]));
+  }
+  return value;
+}
+
+/** A written log line (one JSON object and a newline) with every key and text scrubbed; numbers stay. */
+export function scrubLogLine(line: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(line);
+  } catch {
+    return scrubSecrets(line); // not JSON (never from pino): scrub it as text rather than let it through
+  }
+  const changed = { any: false };
+  const clean = scrubbed(parsed, changed);
+  return changed.any ? `${JSON.stringify(clean)}\n` : line;
 }
 
 interface LoggedRequest {
@@ -34,25 +64,25 @@ interface LoggedRequest {
   host?: string;
   ip?: string;
   socket?: { remotePort?: number };
-  id?: string;
 }
 
 export function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+    hooks: { streamWrite: scrubLogLine },
     serializers: {
       req: (request: LoggedRequest) => ({
         method: request.method,
-        url: scrubSecrets(request.url),
+        url: request.url,
         host: request.host,
         remoteAddress: request.ip,
         remotePort: request.socket?.remotePort,
       }),
       err: (error: Error & { code?: string; statusCode?: number }) => ({
         type: error.name,
-        message: scrubSecrets(String(error.message)),
-        stack: scrubSecrets(String(error.stack)),
+        message: String(error.message),
+        stack: String(error.stack),
         ...(error.code ? { code: error.code } : {}),
         ...(error.statusCode ? { statusCode: error.statusCode } : {}),
       }),

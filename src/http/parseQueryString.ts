@@ -1,9 +1,10 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
 import { Problem, validationProblem } from './problem.ts';
-import { NUL_MESSAGE, nulPath } from './nulCharacters.ts';
+import { invalidTextIn } from './invalidText.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
 import { bracketName } from '../listing/queryErrors.ts';
+import { queryShapeProblem } from './queryShape.ts';
 
 /**
  * Bracket-aware query parsing (`filter[amount][gte]=5` → nested objects) with bounds, so a
@@ -19,7 +20,7 @@ const QUERY_PROBLEM = Symbol('queryProblem');
 
 type ParsedQuery = Record<string, unknown> & { [QUERY_PROBLEM]?: Problem };
 
-/** The first bound a query string breaks, as the problem to answer it with. */
+/** The first bound a query string breaks, or the first malformed shape in it, as the problem to answer it with. */
 export function queryLimitProblem(text: string): Problem | undefined {
   if (text.length > QUERY_LIMITS.maxLength) {
     return new Problem({
@@ -50,7 +51,7 @@ export function queryLimitProblem(text: string): Problem | undefined {
       return validationProblem({ [key]: [`is repeated more than ${QUERY_LIMITS.arrayLimit} times`] });
     }
   }
-  return undefined;
+  return queryShapeProblem(pairs);
 }
 
 /**
@@ -81,9 +82,9 @@ export function parseQueryString(text: string): Record<string, unknown> {
     // qs's own bounds (an array index past arrayLimit, say); the checks above catch the rest first.
     return { [QUERY_PROBLEM]: validationProblem({ query: [(error as Error).message] }) } as ParsedQuery;
   }
-  const nul = nulPath(parsed);
-  if (nul) {
-    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(nul)]: [NUL_MESSAGE] }) } as ParsedQuery;
+  const invalid = invalidTextIn(parsed);
+  if (invalid) {
+    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(invalid.path)]: [invalid.message] }) } as ParsedQuery;
   }
   return parsed;
 }

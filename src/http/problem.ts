@@ -1,3 +1,5 @@
+import { scrubSecrets } from './scrubSecrets.ts';
+
 /**
  * The one error type of the service (RFC 9457). Thrown anywhere at the edge, rendered to
  * `application/problem+json` in one place (renderProblem.ts).
@@ -42,27 +44,54 @@ export class Problem extends Error {
     this.headers = init.headers ?? {};
   }
 
+  /**
+   * The document as sent. What it says about the client's input (a path segment in `detail`, a
+   * field name in `errors`) is scrubbed like a log line: a card number or key is never echoed.
+   */
   toJSON() {
     return {
       type: this.type,
       title: this.title,
       status: this.status,
-      ...(this.detail !== undefined ? { detail: this.detail } : {}),
-      ...(this.errors ? { errors: this.errors } : {}),
+      ...(this.detail !== undefined ? { detail: scrubSecrets(this.detail) } : {}),
+      ...(this.errors ? { errors: scrubbedFieldErrors(this.errors) } : {}),
     };
   }
 }
 
-const TYPE_BASE = 'https://docs.payments.example/problems/';
+function scrubbedFieldErrors(errors: FieldErrors): FieldErrors {
+  const out: FieldErrors = {};
+  for (const [field, messages] of Object.entries(errors)) for (const message of messages) addFieldError(out, scrubSecrets(field), message);
+  return out;
+}
+
+/** Where the problem types are documented: `${TYPE_BASE}validation`, … */
+export const TYPE_BASE = 'https://docs.payments.example/problems/';
+
+/**
+ * A 422 names at most this many fields, each in at most this many characters, and says how many
+ * more there were: its size does not grow with the body (a 204 KB body of unknown fields got an
+ * 876 KB answer naming every one).
+ */
+export const MAX_NAMED_FIELDS = 20;
+const MAX_NAME_LENGTH = 100;
+
+function shortName(field: string): string {
+  return field.length <= MAX_NAME_LENGTH ? field : `${field.slice(0, MAX_NAME_LENGTH)}…`;
+}
 
 export function validationProblem(errors: FieldErrors, detail?: string): Problem {
   const fields = Object.keys(errors);
+  const named: FieldErrors = {};
+  for (const field of fields.slice(0, MAX_NAMED_FIELDS)) for (const message of errors[field]) addFieldError(named, shortName(field), message);
+  const more = fields.length - MAX_NAMED_FIELDS;
+  const unlisted = more > 0 ? `, and ${more} more ${more === 1 ? 'field' : 'fields'} not listed` : '';
   return new Problem({
     status: 422,
     type: `${TYPE_BASE}validation`,
     title: 'The request has invalid values',
-    detail: detail ?? `Invalid ${fields.length === 1 ? 'value' : 'values'} for ${fields.join(', ')}.`,
-    errors,
+    detail: detail ?? `Invalid ${fields.length === 1 ? 'value' : 'values'} for ${Object.keys(named).join(', ')}${unlisted}.`,
+    errors: named,
   });
 }
 

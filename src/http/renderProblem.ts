@@ -1,11 +1,10 @@
-import { STATUS_CODES } from 'node:http';
-import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { addFieldError, notFound, Problem, validationProblem, type FieldErrors } from './problem.ts';
 import { listQueryFieldErrors, type SchemaError } from '../listing/queryErrors.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
+import { clientClosedRequest, isClientAbort } from './clientAborts.ts';
 
 function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const errors = (error.validation ?? []) as unknown as SchemaError[];
@@ -36,6 +35,8 @@ function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
 export function toProblem(request: FastifyRequest, error: FastifyError | Problem): Problem {
   if (error instanceof Problem) return error;
   if (error.validation) return schemaProblem(request, error);
+  // Before the database's errors: a client's dropped connection says ECONNRESET too.
+  if (isClientAbort(request.raw, error)) return clientClosedRequest();
   const unavailable = databaseProblem(error);
   if (unavailable) return unavailable;
   const status = error.statusCode ?? 500;
@@ -55,39 +56,19 @@ export function toProblem(request: FastifyRequest, error: FastifyError | Problem
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem) {
+  // Whatever refused the request, a hook that ran before the security headers' own included,
+  // the answer carries them (a route's own, such as the docs page's CSP, stay).
+  for (const [name, value] of Object.entries(BASELINE_SECURITY_HEADERS)) if (!reply.hasHeader(name)) reply.header(name, value);
   return reply.code(problem.status).headers(problem.headers).type('application/problem+json').send(problem.toJSON());
 }
 
 export function registerProblemRendering(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     const problem = toProblem(request, error);
-    if (problem.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
+    if (isClientAbort(request.raw, error)) request.log.debug({ err: error }, 'client went away before the request was complete');
+    else if (problem.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
     else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(noRouteDetail(request.method, request.url))));
-}
-
-/**
- * Errors Node's HTTP parser raises before Fastify sees a request (the request took longer than
- * `requestTimeout`, headers too large, bytes that are not HTTP): the same problem documents,
- * written straight to the socket, which is then closed.
- */
-export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const problem =
-    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new Problem({ status: 408, title: 'Request timeout', detail: 'The request was not received in full in time.' })
-      : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new Problem({ status: 431, title: 'Request header fields too large', detail: 'The request line and headers are too large.' })
-        : new Problem({ status: 400, title: 'Malformed request', detail: 'The request is not valid HTTP.' });
-  const body = JSON.stringify(problem.toJSON());
-  const headerLines = Object.entries(BASELINE_SECURITY_HEADERS).map(([name, value]) => `${name}: ${value}\r\n`).join('');
-  if (socket.writable) {
-    socket.write(
-      `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\ncontent-type: application/problem+json\r\n` +
-        `content-length: ${Buffer.byteLength(body)}\r\n${headerLines}connection: close\r\n\r\n${body}`,
-    );
-  }
-  socket.destroy();
 }

@@ -14,10 +14,8 @@ function conditionSql(c: Condition) {
       return c.values.length === 1 ? sql<boolean>`${column} = ${c.values[0]}` : sql<boolean>`${column} in (${sql.join(c.values)})`;
     case 'equals':
       return sql<boolean>`${column} = ${c.value}`;
-    case 'equalsInsensitive':
-      return sql<boolean>`lower(${column}) = lower(${c.value})`;
     case 'contains':
-      return sql<boolean>`lower(${column}) like ${`%${escapeLike(c.value.toLowerCase())}%`} escape '\\'`;
+      return sql<boolean>`${column} like ${`%${escapeLike(c.value)}%`} escape '\\'`;
     case 'range':
       return sql<boolean>`${column} ${sql.raw(RANGE_SQL[c.op])} ${c.value}`;
   }

@@ -6,8 +6,8 @@ export type FilterKind =
   | { kind: 'enum'; values: readonly string[] } // filter[f]=a,b → any of
   | { kind: 'code'; pattern: string; hint: string } // filter[f]=a,b, each matching pattern
   | { kind: 'exact' } // filter[f]=value, one value, compared as is
-  | { kind: 'exactInsensitive' } // one value, case-insensitive equality
-  | { kind: 'contains' } // one value, case-insensitive substring
+  | { kind: 'exactInsensitive' } // one value, case-insensitive equality (column: the folded text, caseFold.ts)
+  | { kind: 'contains' } // one value, case-insensitive substring (column: the folded text)
   | { kind: 'integerRange' } // filter[f][gte|gt|lte|lt]=n
   | { kind: 'timeRange' }; // filter[f][gte|gt|lte|lt]=RFC 3339
 

@@ -2,10 +2,11 @@ import { validationProblem, type FieldErrors } from '../http/problem.ts';
 import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
 import { bracketName } from './queryErrors.ts';
 import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
+import { caseFold } from './caseFold.ts';
 
 export type Condition =
   | { column: string; match: 'in'; values: string[] }
-  | { column: string; match: 'equals' | 'equalsInsensitive' | 'contains'; value: string }
+  | { column: string; match: 'equals' | 'contains'; value: string }
   | { column: string; match: 'range'; op: RangeOperator; value: string | number };
 
 export interface SortKey {
@@ -40,7 +41,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
   const errors: FieldErrors = {};
   const conditions: Condition[] = [];
   for (const [name, given] of Object.entries(raw.filter ?? {})) {
-    const filter = spec.filters[name];
+    const filter = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
     if (!filter || given === undefined) continue;
     const column = filter.column;
     if (typeof given === 'string') {
@@ -49,8 +50,9 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
         if (values.length > MAX_FILTER_VALUES) errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
         else conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
-      else if (filter.kind === 'exactInsensitive') conditions.push({ column, match: 'equalsInsensitive', value: given });
-      else if (filter.kind === 'contains') conditions.push({ column, match: 'contains', value: given });
+      // Case-insensitive filters compare folded text with the column that stores it folded.
+      else if (filter.kind === 'exactInsensitive') conditions.push({ column, match: 'equals', value: caseFold(given) });
+      else if (filter.kind === 'contains') conditions.push({ column, match: 'contains', value: caseFold(given) });
       continue;
     }
     for (const op of RANGE_OPERATORS) {

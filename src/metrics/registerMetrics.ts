@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
+import { isClientAbort } from '../http/clientAborts.ts';
 import { askPrimaryForMetrics } from './clusterMetrics.ts';
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -40,6 +41,11 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
     help: 'Requests answered 503 because the database was unreachable or going away',
     registers: [register],
   });
+  const clientAborts = new Counter({
+    name: 'http_client_aborts_total',
+    help: 'Requests whose client hung up, reset the connection or was too slow to send them (request timeout) before they were answered',
+    registers: [register],
+  });
   new Gauge({
     name: 'db_pool_connections',
     help: 'Database pool connections by state (total open, idle, requests waiting for one); SQLite has one always-open connection',
@@ -62,8 +68,11 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
     latency.observe(labels, reply.elapsedTime / 1000);
     if (status >= 500) serverErrors.inc({ method: request.method, route, status: String(status) });
   });
-  app.addHook('onError', async (_request, _reply, error) => {
-    if (isDatabaseUnavailable(error)) unavailable.inc();
+  app.addHook('onError', async (request, _reply, error) => {
+    if (!isClientAbort(request.raw, error) && isDatabaseUnavailable(error)) unavailable.inc();
+  });
+  app.addHook('onRequestAbort', async (_request) => {
+    clientAborts.inc();
   });
 
   // Under WORKERS=n a scrape reaches one worker; it answers with every worker's figures, summed

@@ -9,6 +9,7 @@ import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
+import { caseFold } from '../../src/listing/caseFold.ts';
 import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
 
 async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
@@ -34,15 +35,19 @@ describe('migrations', () => {
       const now = '2026-01-02T03:04:05.678Z';
       await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
       await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
-        values ('acc_1', 'ten_1', 'Old', 'old@example.com', 'USD', 'active', '{"a":"b"}', ${now}, ${now})`.execute(db.kysely);
+        values ('acc_1', 'ten_1', 'ÜNÏCÖDÉ Straße', 'Ölaf@Example.COM', 'USD', 'active', '{"a":"b"}', ${now}, ${now})`.execute(db.kysely);
       await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
           card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
         values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
 
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels', '0008_counter_shards']);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels', '0008_counter_shards', '0009_folded_text']);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
+      // Texts folded with the migration's own copy of the folding, which is the code's.
+      const account = await db.kysely.selectFrom('accounts').selectAll().executeTakeFirstOrThrow();
+      expect([account.name_folded, account.email_folded]).toEqual(['ünïcödé strasse', 'ölaf@example.com']);
+      expect([account.name_folded, account.email_folded]).toEqual([caseFold(account.name), caseFold(account.email)]);
       const counts = await db.kysely.selectFrom('list_counts').select(['list', 'account_id', 'status', 'n']).orderBy('list').orderBy('account_id').orderBy('status').execute();
       expect(counts.map((c) => [c.list, c.account_id, c.status, Number(c.n)])).toEqual([
         ['accounts', '', '', 1], ['accounts', '', 'active', 1],

@@ -4,14 +4,37 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { card, CARDS } from '../support/cards.ts';
-import { accountBody, actionBody, contentType, headerText, pathId, paymentBody, queryString, rawBody } from '../support/hostileInputs.ts';
+import { accountBody, actionBody, contentType, headerText, MALFORMED_NAMES, pathId, paymentBody, PROTOTYPE_MEMBER_FILTERS, queryString, rawBody } from '../support/hostileInputs.ts';
+import { reveals } from '../support/secretSpellings.ts';
 
 /**
  * Property-based fuzzing of every route through HTTP (app.inject): generated query strings,
  * paths, headers and bodies. For every request: never a 5xx; every 4xx a problem document
- * naming what was wrong; nothing of another tenant's records, no key and no card number in
- * the answer. At least 10,000 requests per run and database; the app still serves at the end.
+ * naming what was wrong, of bounded size; nothing of another tenant's records, no key and no
+ * card number (in any spelling) in the answer; no request id shaped like a secret; no query
+ * naming `__proto__` or a malformed name answered as if it were not there. At least 10,000
+ * requests per run and database; the app still serves at the end.
  */
+
+/** Request ids a client may try that must never be kept: they would be logged on every line. */
+const SECRET_SHAPED_IDS = ['4242-4242-4242-4242', '4242.4242.4242.4242', '5555555555554444', 'apk_abcdefghijklmnop'];
+
+/** Names of the query's pairs, decoded as a server reads them (undecodable ones as written). */
+function queryNames(url: string): string[] {
+  const q = url.indexOf('?');
+  if (q === -1) return [];
+  return url
+    .slice(q + 1)
+    .split('&')
+    .map((pair) => {
+      const name = pair.split('=')[0].replace(/\+/g, ' ');
+      try {
+        return decodeURIComponent(name);
+      } catch {
+        return name;
+      }
+    });
+}
 const RUNS = { lists: 3500, reads: 1500, accountWrites: 1500, paymentWrites: 2500, anything: 1000 };
 const TOTAL = Object.values(RUNS).reduce((a, b) => a + b, 0);
 // FUZZ_SEED=<n> replays a run (fast-check prints the seed of a failing one).
@@ -84,7 +107,8 @@ describe('fuzzing every route with hostile input', () => {
         {
           authorization: authorization(),
           'idempotency-key': fc.oneof(fc.constant(undefined), headerText(40), fc.stringMatching(/^[a-z0-9-]{1,12}$/), fc.uuid(), fc.uuid(), fc.constant('k'.repeat(300))),
-          'x-request-id': fc.oneof(fc.constant(undefined), headerText(100)),
+          'x-request-id': fc.oneof(fc.constant(undefined), headerText(100), fc.constantFrom(...SECRET_SHAPED_IDS)),
+          expect: fc.oneof({ weight: 40, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('100-continue', 'bogus', '200-ok', '') }),
           'content-type': withBody ? contentType : fc.constant(undefined),
           accept: fc.oneof(fc.constant(undefined), fc.constantFrom('application/json', 'text/html', '*/*', 'application/xml', '')),
           'x-forwarded-for': fc.oneof(fc.constant(undefined), headerText(30)),
@@ -112,10 +136,20 @@ describe('fuzzing every route with hostile input', () => {
       if (problem.errors) for (const messages of Object.values(problem.errors)) expect(Array.isArray(messages) && (messages as unknown[]).length > 0, what).toBe(true);
       if (status === 422 && request.method !== 'HEAD') expect(Object.keys(problem.errors ?? {}).length, `${what}: a 422 names its fields`).toBeGreaterThan(0);
       if (status === 401) expect(response.headers['www-authenticate'], what).toMatch(/^Bearer/);
+      // However big or strange the request, the answer stays small (a 422 names at most 20 fields).
+      expect(text.length, `${what}: a problem of ${text.length} characters`).toBeLessThan(status === 422 ? 16_384 : 32_768);
+      for (const number of Object.values(CARDS)) expect(reveals(text, number), `${what}: echoed a card number in some spelling`).toBe(false);
     } else if (status !== 204 && request.method !== 'HEAD') {
       expect(response.headers['content-type'], what).toMatch(/^application\/json/);
       JSON.parse(text);
     }
+    // A name qs would have dropped or reshaped is never answered as if the query did not have it.
+    const names = queryNames(String(request.url));
+    if (names.some((n) => n.split(/[[\]]/).includes('__proto__') || MALFORMED_NAMES.includes(n))) expect(status, `${what}: a malformed name was ignored`).not.toBe(200);
+    const list = /^\/v3\/(accounts|payments|accounts\/[^/?]+\/payments)\/?(\?|$)/.test(String(request.url));
+    if (list && names.some((n) => PROTOTYPE_MEMBER_FILTERS.includes(n))) expect(status, `${what}: a filter named like a prototype member was ignored`).not.toBe(200);
+    const givenId = (request.headers as Record<string, string>)['x-request-id'];
+    if (SECRET_SHAPED_IDS.includes(givenId)) expect(response.headers['x-request-id'], `${what}: kept a secret-shaped request id`).not.toBe(givenId);
     // Nothing of tenant B that the request did not itself carry; never a key or a card number.
     const asked = `${request.url} ${JSON.stringify(request.headers)} ${String(request.payload ?? '')}`;
     const answered = `${JSON.stringify(response.headers)} ${text}`;

@@ -30,8 +30,17 @@ const plausibleValue = fc.oneof(
   fc.double().map(String),
 );
 
+/** Names qs would drop or reshape without a word (issue 12): refused on every route, a 422 naming them. */
+export const MALFORMED_NAMES = [
+  'filter[__proto__]', 'filter[amount][__proto__]', 'filter[created_at][gte][__proto__]', '__proto__', '__proto__[filter]',
+  'filter[status]x', 'filter[status', 'filter]', '[status]', 'filter[amount][gte]]', 'filter[[status]]',
+];
+/** Names of Object.prototype members as filters and range operators: a list names them like any unknown one. */
+export const PROTOTYPE_MEMBER_FILTERS = ['filter[constructor]', 'filter[prototype]', 'filter[amount][prototype]', 'filter[amount][gte][constructor]', 'filter[created_at][toString]'];
+
 const queryKey = fc.oneof(
   fc.constantFrom('page', 'per_page', 'sort', 'filter', 'cursor', 'include'),
+  fc.constantFrom(...MALFORMED_NAMES, ...PROTOTYPE_MEMBER_FILTERS),
   fc.constantFrom(...FIELDS).map((f) => `filter[${f}]`),
   fc.tuple(fc.constantFrom(...FIELDS), fc.constantFrom(...OPS)).map(([f, op]) => `filter[${f}][${op}]`),
   fc.array(fc.constantFrom('filter', 'a', '', '0', '99', '__proto__', 'constructor', 'prototype', 'length'), { minLength: 1, maxLength: 7 }).map(
@@ -74,6 +83,8 @@ export const queryString = fc.oneof(
   { weight: 1, arbitrary: fc.array(pair, { minLength: 90, maxLength: 130 }).map((pairs) => pairs.join('&')) },
   { weight: 1, arbitrary: fc.tuple(fc.constantFrom('note', 'filter[name]', 'sort'), fc.integer({ min: 100, max: 9000 })).map(([k, n]) => `${k}=${'a'.repeat(n)}`) },
   { weight: 1, arbitrary: fc.constantFrom('%', '%%', '%zz=1', '%E0%A4%A=1', 'a=%ff', '&&&&', '=', '==a', '[]=1', 'a[=1', 'a]=1', 'page[]=1&page[]=2', 'page=1&page=2', 'filter=1&filter[status]=failed', 'filter[status][0]=failed', 'x[999]=1') },
+  // Issue 12: escapes that are not UTF-8 in free-text filters, __proto__ however spelled, a name given a value and keys.
+  { weight: 1, arbitrary: fc.constantFrom('filter[name]=%ED%A0%80', 'filter[reference]=%ff', 'filter[email]=a%C0%AF@example.com', 'filter%5B__proto__%5D=1', 'filter[%5F_proto__]=1', 'filter[amount]=1&filter[amount][gte]=2', 'filter[created_at][gte]=2026-01-01&filter[created_at]=1', 'sort=amount&sort[x]=1') },
 );
 
 /** A path segment standing where an identifier goes. */
@@ -174,10 +185,26 @@ export const actionBody = fc.oneof(
   fc.record({ amount, reason: anyText(), extra: fc.anything() }, { requiredKeys: [] }),
 );
 
-/** What goes on the wire as a body: a JSON value, broken JSON, or none. */
-export const rawBody = (shaped: fc.Arbitrary<unknown>) =>
+/** JSON text with a byte that is not UTF-8 put into its first string value (or at its start). */
+function withInvalidUtf8(json: string, bytes: number[]): Buffer {
+  const value = json.indexOf('":"');
+  const at = value === -1 ? 0 : value + 3;
+  return Buffer.concat([Buffer.from(json.slice(0, at)), Buffer.from(bytes), Buffer.from(json.slice(at))]);
+}
+
+const INVALID_UTF8 = [[0xff], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xdc]];
+
+/** A body of `n` fields no route accepts: the 422 must stay small however many there are. */
+const unknownFields = fc.integer({ min: 15, max: 6000 }).map((n) => JSON.stringify(Object.fromEntries(Array.from({ length: n }, (_, i) => [`unknown_${i}`, i]))));
+
+/** What goes on the wire as a body: a JSON value, broken JSON, bytes that are not UTF-8, or none. */
+export const rawBody = (shaped: fc.Arbitrary<unknown>): fc.Arbitrary<string | Buffer | undefined> =>
   fc.oneof(
     { weight: 12, arbitrary: shaped.map((v) => JSON.stringify(v)) },
+    { weight: 1, arbitrary: fc.tuple(shaped, fc.constantFrom(...INVALID_UTF8)).map(([v, bytes]) => withInvalidUtf8(JSON.stringify(v), bytes)) },
+    { weight: 1, arbitrary: shaped.map((v) => JSON.stringify(v).replace(/":"/, '":"\\ud800')) },
+    { weight: 1, arbitrary: unknownFields },
+    { weight: 1, arbitrary: fc.integer({ min: 1000, max: 100_000 }).map((n) => JSON.stringify({ ['k'.repeat(n)]: 1 })) },
     { weight: 1, arbitrary: fc.json() },
     { weight: 1, arbitrary: anyText(80) },
     { weight: 1, arbitrary: fc.constantFrom('', '{', '{"a":', '[1,2', '{"a":1}}', '\u0000', 'null', '[]', '"x"', '1e999', '{"__proto__":{"polluted":1}}', '{"constructor":{"prototype":{"x":1}}}') },
@@ -187,7 +214,7 @@ export const rawBody = (shaped: fc.Arbitrary<unknown>) =>
 
 export const contentType = fc.oneof(
   { weight: 8, arbitrary: fc.constant('application/json') },
-  { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=latin1', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/problem+json', 'application/xml', 'text/html', '*/*', ';', '') },
+  { weight: 1, arbitrary: fc.constantFrom('application/json; charset=utf-8', 'application/json; charset=latin1', 'application/json; charset=iso-8859-1', 'application/json; charset=utf-16', 'application/json; charset="UTF-8"', 'application/json; charset=', 'APPLICATION/JSON', 'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/problem+json', 'application/xml', 'text/html', '*/*', ';', '') },
   { weight: 1, arbitrary: anyText(30).map((s) => s.replace(/[^\x20-\x7e]/g, '')) },
   { weight: 1, arbitrary: fc.constant(undefined) },
 );

@@ -1,0 +1,27 @@
+import type { IncomingMessage } from 'node:http';
+import { Problem, TYPE_BASE } from './problem.ts';
+
+/** What a stream reports when its connection dropped: Node's `aborted` is ECONNRESET. */
+const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE']);
+
+/**
+ * The client hung up, reset the connection or was cut off for being too slow (the request
+ * timeout) while its request was still arriving: the error is about its connection, not ours to
+ * the database, even though both say ECONNRESET. Told apart by where it happened: the request
+ * stream is incomplete and its connection is gone.
+ */
+export function isClientAbort(request: IncomingMessage, error: unknown): boolean {
+  if (request.complete || !(request.destroyed || request.socket?.destroyed)) return false;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && CONNECTION_CODES.has(code);
+}
+
+/** The answer to a request whose client is gone: nobody reads it, but the access log and metrics see a 4xx, not a 5xx. */
+export function clientClosedRequest(): Problem {
+  return new Problem({
+    status: 400,
+    type: `${TYPE_BASE}client-closed-request`,
+    title: 'Client closed request',
+    detail: 'The connection closed before the whole request arrived.',
+  });
+}
