@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, PostgresIntrospector, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata } from 'kysely';
 import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
@@ -58,6 +58,34 @@ function pgTypes() {
   };
 }
 
+/**
+ * Kysely's introspection, as the migrator uses it, for the session's own schema only. Kysely's
+ * lists the columns of every schema in the database and calls functions on each schema's name:
+ * it grew with the number of schemas, and failed ('schema … does not exist') when another
+ * process dropped one meanwhile (side-by-side test schemas do). The migrator only asks which
+ * tables exist.
+ */
+class OwnSchemaIntrospector extends PostgresIntrospector {
+  readonly #db: Kysely<unknown>;
+  constructor(db: Kysely<unknown>) {
+    super(db);
+    this.#db = db;
+  }
+
+  override async getTables(_options?: DatabaseMetadataOptions): Promise<TableMetadata[]> {
+    const { rows } = await sql<{ name: string; schema: string; is_view: boolean }>`
+      select table_name as name, table_schema as schema, table_type = 'VIEW' as is_view
+      from information_schema.tables where table_schema = current_schema()`.execute(this.#db);
+    return rows.map((r) => ({ name: r.name, schema: r.schema, isView: r.is_view, columns: [] }));
+  }
+}
+
+class OwnSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
+    return new OwnSchemaIntrospector(db);
+  }
+}
+
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const schemaOption = options.searchPath ? ` -c search_path=${options.searchPath}` : '';
@@ -82,7 +110,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // Nor may a checked-out one (between a transaction's statements when the server restarts):
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool: preparingPool(pool) }) });
+    const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
     return wrap(kysely, 'postgres', options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
   }
   const path = sqlitePathOf(databaseUrl);
