@@ -65,6 +65,8 @@ export function runPoolAccounts(db: Kysely<Database>, runId: string) {
 }
 
 
+export const RUN_TAKEN = 'another process is running the same seed run (its progress moved); let it finish, or run this command again once it stopped';
+
 /** A seed that cannot be done as asked (no accounts to pay into; another process on the same run). */
 export class SeedInputError extends Error {}
 
@@ -88,6 +90,6 @@ export async function claimBatch(
     .where('payments_done', '=', from.payments)
     .where('finished_at', 'is', null)
     .executeTakeFirst();
-  if (Number(result.numUpdatedRows) !== 1) throw new SeedInputError('another process is running the same seed run (its progress moved); let it finish, or re-run this command once it stopped');
+  if (Number(result.numUpdatedRows) !== 1) throw new SeedInputError(RUN_TAKEN);
   if (to.finished) await trx.deleteFrom('seed_run_accounts').where('run_id', '=', runId).execute();
 }

@@ -4,7 +4,7 @@ import { findOrCreateTenant } from '../auth/tenantQueries.ts';
 import { countRows } from '../counts/listCounts.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
-import { claimBatch, findOrStartRun, runPoolAccounts, SeedInputError } from './seedRuns.ts';
+import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
 export { SeedInputError };
 import { paymentPool, seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';
@@ -190,6 +190,11 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     await Promise.allSettled(inFlight);
     await inserter.close();
   }
-  if (failure) throw failure.error;
+  if (failure) {
+    // Rows that are already there (a unique id) or progress that moved: another process on the same run.
+    const now = await findRun(db.kysely, { tenantId: tenant.id, seed: options.seed, accounts: options.accounts, payments: options.payments, until: options.until });
+    if (now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments)) throw new SeedInputError(RUN_TAKEN);
+    throw failure.error;
+  }
   return result(run.finished_at ? 'completed' : 'interrupted');
 }

@@ -195,6 +195,21 @@ describe('seed in batches', () => {
     expect(kept).toEqual(rebuilt);
   });
 
+  it('the same command run twice at once adds the run once', async () => {
+    const args = ['--tenant', 'twice', '--accounts', '8', '--payments', '1500', '--seed', 't', '--batch-size', '100'];
+    const [a, b] = [startSlowSeed(database, args, 10), startSlowSeed(database, args, 10)];
+    const exits = [await a.exited, await b.exited];
+    // Each one either ran the run, or found it taken over (a usage error), or already complete.
+    for (const exit of exits) expect([0, 2], exit.stderr).toContain(exit.code);
+    expect(exits.some((e) => e.code === 0 && /seeded \d+ accounts/.test(e.stderr))).toBe(true);
+    for (const exit of exits.filter((e) => e.code === 2)) expect(exit.stderr).toContain('another process is running the same seed run');
+    expect(await totals(database.db, 'twice')).toEqual({ accounts: 8, payments: 1500 });
+    const { kept, rebuilt } = await countsVersusRebuild(database.db, 'twice');
+    expect(kept).toEqual(rebuilt);
+    await cli(reference, ...args);
+    expect(await rowsOf(database.db, 'twice')).toEqual(await rowsOf(reference.db, 'twice'));
+  });
+
   it('keeps counts exact while the API writes to the same tenant', async () => {
     const app = await appOn(database);
     try {
