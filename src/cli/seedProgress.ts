@@ -6,6 +6,13 @@ const LINE_EVERY_MS = 5_000;
 
 const whole = (n: number) => n.toLocaleString('en');
 
+/** 950, 12.3k, 4.56M: short enough for the bar to fit 80 columns. */
+function short(n: number): string {
+  if (n < 10_000) return String(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(1)}k`;
+  return `${(n / 1_000_000).toFixed(n < 10_000_000 ? 2 : 1)}M`;
+}
+
 function duration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
   const s = Math.round(seconds);
@@ -48,12 +55,12 @@ export function seedReporter(stream: NodeJS.WriteStream = process.stderr): SeedR
       if (stream.isTTY) {
         if (!bar) {
           bar = new cliProgress.SingleBar(
-            { stream, format: 'seed |{bar}| {percentage}% {value}/{total} rows ({phase}) | {rate} rows/s | ETA {eta}', hideCursor: true, etaBuffer: 50 },
+            { stream, format: 'seed |{bar}| {percentage}% {done}/{all} {phase} | {rate}/s | ETA {left}', barsize: 20, hideCursor: true },
             cliProgress.Presets.shades_classic,
           );
-          bar.start(m.total, m.done, { phase, rate: '-', eta: '?' });
+          bar.start(m.total, m.done, { phase, done: short(m.done), all: short(m.total), rate: '-', left: '?' });
         }
-        bar.update(m.done, { phase, rate: whole(Math.round(m.rate)), eta: duration(m.eta) });
+        bar.update(m.done, { phase, done: short(m.done), all: short(m.total), rate: whole(Math.round(m.rate)), left: duration(m.eta) });
         return;
       }
       const now = performance.now();
