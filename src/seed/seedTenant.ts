@@ -120,6 +120,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     options.onProgress?.({ accounts: { done: done.accounts, total: run.accounts }, payments: { done: done.payments, total: run.payments }, before });
   report();
 
+  const inserter = await openBulkInserter(db);
   /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */
   const writeBatch = (from: Progress, to: Progress & { finished: boolean }, previous: Promise<unknown>) =>
     inserter.batch(async (trx, sink) => {
@@ -155,7 +156,6 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
       return made;
     });
 
-  const inserter = await openBulkInserter(db);
   const inFlight = new Set<Promise<void>>();
   let failure: { error: unknown } | undefined;
   let previous: Promise<unknown> = Promise.resolve();
