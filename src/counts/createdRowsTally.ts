@@ -1,6 +1,5 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
-import { slicesOf, valueOf, type PaymentPosition } from './listBuckets.ts';
-import type { ListBucketTable } from '../db/schema.ts';
+import { slicesOf, valueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
 
 interface SliceTally {
@@ -61,12 +60,12 @@ export class CreatedRowsTally {
   }
 
   /**
-   * The list_buckets rows the payments add to, in the global order (bucketRows over every
+   * The list_buckets rows (of one shard) the payments add to, in the global order (bucketRows over every
    * payment's paymentBucketDeltas gives the same rows in the same order: a test holds them
    * equal), made one slice and level at a time rather than all held and sorted at once: a
    * batch touches a hundred thousand buckets or more.
    */
-  *bucketRows(tenantId: string): Generator<ListBucketTable> {
+  *bucketRows(tenantId: string, shard = 0): Generator<BucketRow> {
     const slices = [...this.#slices.values()].sort((a, b) => compareText(a.accountId, b.accountId) || compareText(a.status, b.status));
     // The global order (listBuckets.ts): sort key, level, account, status, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
@@ -82,7 +81,7 @@ export class CreatedRowsTally {
           for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
           for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
             const n = counts.get(bucket)!;
-            if (n !== 0) yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: levelNumber, account_id: slice.accountId, status: slice.status, bucket, n };
+            if (n !== 0) yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: levelNumber, account_id: slice.accountId, status: slice.status, bucket, shard, n };
           }
         }
       }

@@ -55,8 +55,11 @@ function keyOf(d: BucketDelta): string {
   return [d.sortKey, String(d.level).padStart(2, '0'), d.accountId, d.status, String(d.bucket).padStart(17, '0')].join('\u0000');
 }
 
+/** A list_buckets row as written. */
+export type BucketRow = Omit<ListBucketTable, 'shard'> & { shard: number };
+
 /** The list_buckets rows (of one shard) deltas add to: one per bucket, zeros dropped, in the global order. */
-export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): ListBucketTable[] {
+export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): BucketRow[] {
   return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
 }
 

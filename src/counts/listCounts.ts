@@ -43,8 +43,11 @@ function keyOf(k: CountKey): string {
   return `${k.list}\u0000${k.accountId}\u0000${k.status}`;
 }
 
+/** A list_counts row as written. */
+export type CountRow = Omit<ListCountTable, 'shard'> & { shard: number };
+
 /** The list_counts rows (of one shard) deltas add to: one per slice, zeros dropped, in the global order. */
-export function countRows(tenantId: string, deltas: CountDelta[], shard = 0): ListCountTable[] {
+export function countRows(tenantId: string, deltas: CountDelta[], shard = 0): CountRow[] {
   return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, shard, n: d.delta }));
 }
 

@@ -96,7 +96,7 @@ export interface ListBucketTable {
   n: number;
 }
 
-/** One run of the `seed` command, identified by its arguments (migration 0007). */
+/** One run of the `seed` command, identified by its arguments (migration 0010). */
 export interface SeedRunTable {
   id: string;
   tenant_id: string;

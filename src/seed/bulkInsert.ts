@@ -4,10 +4,12 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from '../db/database.ts';
-import type { AccountTable, Database, ListBucketTable, ListCountTable } from '../db/schema.ts';
+import type { AccountTable, Database } from '../db/schema.ts';
+import type { CountRow } from '../counts/listCounts.ts';
+import type { BucketRow } from '../counts/listBuckets.ts';
 import type { SeedPayment } from './seedRows.ts';
 
-const ACCOUNT_COLUMNS = ['id', 'tenant_id', 'name', 'email', 'currency', 'status', 'metadata', 'created_at', 'updated_at', 'resource'] as const;
+const ACCOUNT_COLUMNS = ['id', 'tenant_id', 'name', 'email', 'currency', 'status', 'metadata', 'created_at', 'updated_at', 'resource', 'name_folded', 'email_folded'] as const;
 const PAYMENT_COLUMNS = [
   'id', 'tenant_id', 'account_id', 'amount', 'currency', 'status', 'amount_refunded', 'method', 'card_brand', 'card_last4',
   'card_exp_month', 'card_exp_year', 'card_fingerprint', 'description', 'reference', 'failure_code', 'failure_message',
@@ -50,7 +52,7 @@ export interface RowSink {
    * Adds to list_counts, then to list_buckets, rows given merged and in the global order
    * (countRows, CreatedRowsTally.bucketRows): the order every writer locks them in.
    */
-  adjust(counts: ListCountTable[], buckets: Iterable<ListBucketTable>): Promise<void>;
+  adjust(counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void>;
 }
 
 /** Runs the batches of a bulk load, each one transaction. */
@@ -81,12 +83,12 @@ function sqliteInserter(db: Db): BulkInserter {
   const accounts = insert('accounts', ACCOUNT_COLUMNS);
   const payments = insert('payments', PAYMENT_COLUMNS);
   const addCount = database.prepare(
-    `insert into list_counts (tenant_id, list, account_id, status, n) values (?, ?, ?, ?, ?)
-     on conflict (tenant_id, list, account_id, status) do update set n = list_counts.n + excluded.n`,
+    `insert into list_counts (tenant_id, list, account_id, status, shard, n) values (?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`,
   );
   const addBucket = database.prepare(
-    `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n) values (?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (tenant_id, list, sort_key, level, account_id, status, bucket) do update set n = list_buckets.n + excluded.n`,
+    `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`,
   );
   const sink: RowSink = {
     async accounts(rows) {
@@ -96,8 +98,8 @@ function sqliteInserter(db: Db): BulkInserter {
       for (const row of rows) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
     },
     async adjust(counts, buckets) {
-      for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.n);
-      for (const r of buckets) addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.bucket, r.n);
+      for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.shard, r.n);
+      for (const r of buckets) addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.bucket, r.shard, r.n);
     },
   };
   return {
@@ -135,19 +137,19 @@ function* copyChunks<T extends object>(rows: Iterable<T>, columns: readonly (key
 const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
 
 /** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order. */
-async function upsertCounts(trx: Transaction<Database>, counts: ListCountTable[], buckets: Iterable<ListBucketTable>): Promise<void> {
+async function upsertCounts(trx: Transaction<Database>, counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
-    await sql`insert into list_counts (tenant_id, list, account_id, status, n)
+    await sql`insert into list_counts (tenant_id, list, account_id, status, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
-        ${column(rows, 'status')}::text[], ${column(rows, 'n')}::bigint[])
-      on conflict (tenant_id, list, account_id, status) do update set n = list_counts.n + excluded.n`.execute(trx);
+        ${column(rows, 'status')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+      on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
   }
   for (const rows of chunks(buckets, UPSERT_CHUNK)) {
-    await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n)
+    await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'sort_key')}::text[],
         ${column(rows, 'level')}::integer[], ${column(rows, 'account_id')}::text[], ${column(rows, 'status')}::text[],
-        ${column(rows, 'bucket')}::bigint[], ${column(rows, 'n')}::bigint[])
-      on conflict (tenant_id, list, sort_key, level, account_id, status, bucket) do update set n = list_buckets.n + excluded.n`.execute(trx);
+        ${column(rows, 'bucket')}::bigint[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+      on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`.execute(trx);
   }
 }
 

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/database.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
 import { countRows } from '../counts/listCounts.ts';
+import { pickShard } from '../counts/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
@@ -152,7 +153,8 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
       await previous;
       await claimBatch(trx, run.id, from, to);
       // Counted rows are locked last (list_counts, then list_buckets, each in key order), as every write does.
-      await sink.adjust(countRows(tenant.id, tally.countDeltas()), tally.bucketRows(tenant.id));
+      const shard = pickShard(db.dialect);
+      await sink.adjust(countRows(tenant.id, tally.countDeltas(), shard), tally.bucketRows(tenant.id, shard));
       return made;
     });
 
