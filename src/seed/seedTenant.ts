@@ -121,6 +121,10 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     options.onProgress?.({ accounts: { done: done.accounts, total: run.accounts }, payments: { done: done.payments, total: run.payments }, before });
   report();
 
+  // One shard for the whole run (as one write picks one): its batches add to the same count rows
+  // rather than spreading each batch's ~100k bucket rows over every shard; other writers of the
+  // tenant mostly pick other shards and do not wait on the seed's.
+  const shard = pickShard(db.dialect);
   const inserter = await openBulkInserter(db);
   /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */
   const writeBatch = (from: Progress, to: Progress & { finished: boolean }, previous: Promise<unknown>) =>
@@ -153,7 +157,6 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
       await previous;
       await claimBatch(trx, run.id, from, to);
       // Counted rows are locked last (list_counts, then list_buckets, each in key order), as every write does.
-      const shard = pickShard(db.dialect);
       await sink.adjust(countRows(tenant.id, tally.countDeltas(), shard), tally.bucketRows(tenant.id, shard));
       return made;
     });
