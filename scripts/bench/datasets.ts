@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -38,7 +38,23 @@ export function cli(url: string, ...args: string[]) {
   });
 }
 
-/** Builds a dataset through the seed command, or reuses it when it already holds exactly that many payments. */
+/** `cli <args>` with its stderr on ours: the seed command's progress (a bar on a terminal, lines otherwise). */
+function cliShowingProgress(url: string, ...args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, ['src/cli/main.ts', ...args], {
+      env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    child.on('error', reject);
+    child.on('exit', (code, signal) => (code === 0 ? resolvePromise() : reject(new Error(`cli ${args.join(' ')} failed (${signal ?? `exit code ${code}`})`))));
+  });
+}
+
+/**
+ * Builds a dataset through the seed command, or reuses it when it already holds exactly that
+ * many payments. A seed that was interrupted (its run is recorded unfinished) is continued:
+ * the same command picks it up from its last committed batch.
+ */
 export async function ensureDataset(dialect: BenchDialect, payments: number, log: (line: string) => void): Promise<Dataset> {
   const url = datasetUrl(dialect, payments);
   if (dialect === 'postgres') {
@@ -65,10 +81,23 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
       .groupBy('tenant_id')
       .executeTakeFirst();
     if (Number(existing?.n ?? -1) !== payments) {
-      if (existing) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);
-      const started = performance.now();
       const accounts = Math.max(10, Math.min(1000, Math.round(payments / 1000)));
-      await cli(url, 'seed', '--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench');
+      const interrupted = await db.kysely
+        .selectFrom('seed_runs')
+        .innerJoin('tenants', 'tenants.id', 'seed_runs.tenant_id')
+        .select('payments_done')
+        .where('tenants.name', '=', BENCH_TENANT)
+        .where('seed', '=', 'bench')
+        .where('accounts', '=', accounts)
+        .where('payments', '=', payments)
+        .where('finished_at', 'is', null)
+        .executeTakeFirst();
+      if (existing && !interrupted) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);
+      if (interrupted) log(`  continuing an interrupted seed (${Number(interrupted.payments_done).toLocaleString('en')} payments in)`);
+      const started = performance.now();
+      // Nothing else writes to a dataset being built: large batches on SQLite too (its default keeps them short for live writers).
+      const args = ['--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
+      await cliShowingProgress(url, 'seed', ...args);
       log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
       // Fresh statistics and a visibility map, as a running database would have (index-only scans need it).
       if (dialect === 'postgres') {

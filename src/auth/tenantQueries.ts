@@ -13,8 +13,18 @@ export async function createTenant(db: Kysely<Database>, name: string) {
   return tenant;
 }
 
+/** The tenant of that name, created if missing; two callers creating it at once get the same one. */
 export async function findOrCreateTenant(db: Kysely<Database>, name: string) {
-  return (await findTenantByName(db, name)) ?? (await createTenant(db, name));
+  const found = await findTenantByName(db, name);
+  if (found) return found;
+  await db
+    .insertInto('tenants')
+    .values({ id: newId('ten'), name, created_at: new Date().toISOString() })
+    .onConflict((oc) => oc.column('name').doNothing())
+    .execute();
+  const tenant = await findTenantByName(db, name);
+  if (!tenant) throw new Error(`tenant ${name} vanished as it was created`);
+  return tenant;
 }
 
 /** Stores the hash of a new key and returns the key itself: the only time it is ever visible. */

@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import type { Database, Dialect, ListBucketTable } from '../db/schema.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
@@ -21,7 +21,7 @@ export interface BucketDelta {
 }
 
 /** The slices a payment is bucketed in: the tenant's whole list, by status, and by account ('' = all). */
-function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
+export function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
   return [
     { accountId: '', status: '', kind: 'tenant' },
     { accountId: '', status: p.status, kind: 'tenant' },
@@ -29,7 +29,8 @@ function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string
   ];
 }
 
-function valueOf(p: PaymentPosition, column: BucketedColumn): number {
+/** A payment's value of a bucketed sort key (created_at as epoch ms). */
+export function valueOf(p: PaymentPosition, column: BucketedColumn): number {
   return column === 'created_at' ? Date.parse(p.created_at) : p.amount;
 }
 
@@ -54,6 +55,14 @@ function keyOf(d: BucketDelta): string {
   return [d.sortKey, String(d.level).padStart(2, '0'), d.accountId, d.status, String(d.bucket).padStart(17, '0')].join('\u0000');
 }
 
+/** A list_buckets row as written. */
+export type BucketRow = Omit<ListBucketTable, 'shard'> & { shard: number };
+
+/** The list_buckets rows (of one shard) deltas add to: one per bucket, zeros dropped, in the global order. */
+export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): BucketRow[] {
+  return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
+}
+
 /**
  * Applies bucket deltas to the rows of one shard (counterShard.ts) inside the caller's
  * transaction, as one multi-row upsert. Rows are written in one global order (after
@@ -61,7 +70,7 @@ function keyOf(d: BucketDelta): string {
  * them in the same order and cannot deadlock.
  */
 export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[], shard = 0): Promise<void> {
-  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
+  const rows = bucketRows(tenantId, deltas, shard);
   // Statements of at most 1000 rows (9 parameters each: within SQLite's 32,766), in the same order.
   for (let i = 0; i < rows.length; i += 1000) {
     await trx

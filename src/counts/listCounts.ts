@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import type { Database, Dialect, ListCountTable } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
 
@@ -43,13 +43,21 @@ function keyOf(k: CountKey): string {
   return `${k.list}\u0000${k.accountId}\u0000${k.status}`;
 }
 
+/** A list_counts row as written. */
+export type CountRow = Omit<ListCountTable, 'shard'> & { shard: number };
+
+/** The list_counts rows (of one shard) deltas add to: one per slice, zeros dropped, in the global order. */
+export function countRows(tenantId: string, deltas: CountDelta[], shard = 0): CountRow[] {
+  return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, shard, n: d.delta }));
+}
+
 /**
  * Applies deltas to the rows of one shard (counterShard.ts) inside the caller's transaction.
  * Rows are touched in one global order so two concurrent transactions on PostgreSQL lock them
  * in the same order and cannot deadlock.
  */
 export async function adjustCounts(trx: Transaction<Database>, tenantId: string, deltas: CountDelta[], shard = 0): Promise<void> {
-  const rows = mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, shard, n: d.delta }));
+  const rows = countRows(tenantId, deltas, shard);
   if (rows.length === 0) return;
   // One statement: the rows every writer of a tenant locks are held for one round trip less each.
   await trx

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import { Kysely, PostgresDialect, PostgresIntrospector, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata } from 'kysely';
 import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
+import type { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config.ts';
 import { preparingPool } from './preparedStatements.ts';
@@ -15,7 +16,15 @@ export interface Db {
   /** True when the database answers a trivial query within the ping timeout. */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+  /**
+   * The driver underneath, for bulk loads that Kysely cannot express (the seed command's
+   * prepared INSERT on SQLite, COPY on PostgreSQL). Use SQLite's handle only inside a Kysely
+   * transaction: that holds the one connection, so nothing else runs on it meanwhile.
+   */
+  native: NativeHandle;
 }
+
+export type NativeHandle = { dialect: 'sqlite'; database: DatabaseSync } | { dialect: 'postgres'; pool: pg.Pool };
 
 export interface PoolStats {
   total: number;
@@ -111,21 +120,23 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
-    return wrap(kysely, 'postgres', options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
+    return wrap(kysely, { dialect: 'postgres', pool }, options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
   }
   const path = sqlitePathOf(databaseUrl);
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(openSqlite(path)) });
+  const database = openSqlite(path);
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
   // One synchronous connection: it is always there and never waited for.
-  return wrap(kysely, 'sqlite', options, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
+  return wrap(kysely, { dialect: 'sqlite', database }, options, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
 }
 
-function wrap(kysely: Kysely<Database>, dialect: Dialect, options: OpenOptions, poolStats: () => PoolStats): Db {
+function wrap(kysely: Kysely<Database>, native: NativeHandle, options: OpenOptions, poolStats: () => PoolStats): Db {
   const pingTimeoutMs = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
   return {
     kysely,
-    dialect,
+    dialect: native.dialect,
+    native,
     poolStats,
     async ping() {
       let timer: NodeJS.Timeout | undefined;

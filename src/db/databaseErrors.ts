@@ -10,7 +10,11 @@ const TYPE = 'https://docs.payments.example/problems/';
 const PG_QUERY_CANCELED = '57014';
 /** What pg-pool says when no connection became free within `connectionTimeoutMillis`. */
 const POOL_ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
-/** SQLite's SQLITE_BUSY and SQLITE_LOCKED: another writer held the file past the busy timeout. */
+/**
+ * SQLite's SQLITE_BUSY and SQLITE_LOCKED, with their extended codes (the low byte): another
+ * writer held the file past the busy timeout, or (SQLITE_BUSY_SNAPSHOT, 517) committed after
+ * this transaction read and before it wrote, in another process (WORKERS, a running seed).
+ */
 const SQLITE_BUSY_CODES = new Set([5, 6]);
 
 /**
@@ -32,7 +36,7 @@ export function databaseBusyProblem(error: unknown): Problem | undefined {
       headers: { 'retry-after': '2' },
     });
   }
-  if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && SQLITE_BUSY_CODES.has(errcode as number))) {
+  if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff))) {
     return new Problem({
       status: 503,
       type: `${TYPE}database-busy`,

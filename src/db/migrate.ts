@@ -9,6 +9,7 @@ import { listBucketsMigration } from './migrations/0006_list_buckets.ts';
 import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
 import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
+import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -21,6 +22,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0007_bucket_levels': bucketLevelsMigration(dialect),
     '0008_counter_shards': counterShardsMigration(dialect),
     '0009_folded_text': foldedTextMigration(dialect),
+    '0010_seed_runs': seedRunsMigration(dialect),
   };
 }
 

@@ -96,6 +96,31 @@ export interface ListBucketTable {
   n: number;
 }
 
+/** One run of the `seed` command, identified by its arguments (migration 0010). */
+export interface SeedRunTable {
+  id: string;
+  tenant_id: string;
+  seed: string;
+  accounts: number;
+  payments: number;
+  until: string;
+  accounts_before: number;
+  payments_before: number;
+  accounts_done: number;
+  payments_done: number;
+  started_at: string;
+  updated_at: string;
+  finished_at: string | null;
+}
+
+/** The accounts a tenant had when a seed run started, in the order the run uses them. */
+export interface SeedRunAccountTable {
+  run_id: string;
+  position: number;
+  account_id: string;
+  currency: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
@@ -104,6 +129,8 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   list_counts: ListCountTable;
   list_buckets: ListBucketTable;
+  seed_runs: SeedRunTable;
+  seed_run_accounts: SeedRunAccountTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -12,7 +12,7 @@ export const DEMO = { tenant: 'demo', accounts: 40, payments: 3000 } as const;
 export async function createDemoTenantIfEmpty(db: Db, config: Config) {
   const any = await db.kysely.selectFrom('tenants').select('id').limit(1).executeTakeFirst();
   if (any) return undefined;
-  const { tenantId } = await seedTenant(db.kysely, db.dialect, {
+  const { tenantId } = await seedTenant(db, {
     tenant: DEMO.tenant,
     accounts: DEMO.accounts,
     payments: DEMO.payments,

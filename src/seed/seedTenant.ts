@@ -1,9 +1,15 @@
-import type { Kysely } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from '../db/database.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
-import { recountTenant } from '../counts/listCounts.ts';
-import { SeedRandom } from './seedRandom.ts';
-import { DAY, makeAccount, makePayment, seededIds, type SeedAccount } from './seedRows.ts';
+import { countRows } from '../counts/listCounts.ts';
+import { pickShard } from '../counts/counterShard.ts';
+import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
+import { openBulkInserter } from './bulkInsert.ts';
+import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
+
+export { SeedInputError };
+import { paymentPool, seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';
+import type { SeedAccount } from './seedRows.ts';
 
 export interface SeedOptions {
   tenant: string;
@@ -13,55 +19,203 @@ export interface SeedOptions {
   /** Newest payment time; data spreads over the months before it. */
   until: Date;
   fingerprintSecret: string;
+  /** Rows per batch (one transaction each); by default sized for the database (SQLite: to take ~2 s). Any size gives the same rows. */
+  batchRows?: number;
+  /** Stops once the batches being written commit; the same call later continues the run. */
+  signal?: AbortSignal;
+  /** Told the run's progress when it starts or resumes, and after every committed batch. */
+  onProgress?: (progress: SeedProgress) => void;
+  /** Waits this long after each batch (tests use it to stop a run midway; it also eases the load on a live database). */
+  pauseMs?: number;
 }
 
-/** Bound parameters one statement may carry: SQLite's 32,766 and PostgreSQL's 65,535. */
-const MAX_PARAMETERS = { sqlite: 32_766, postgres: 65_535 } as const;
-/** Payment rows have the most columns; size every multi-row INSERT for them. */
-const PAYMENT_COLUMNS = 22;
+export interface SeedProgress {
+  accounts: { done: number; total: number };
+  payments: { done: number; total: number };
+  /** Rows of this run that earlier, interrupted calls committed. */
+  before: { accounts: number; payments: number };
+}
+
+export interface SeedResult {
+  tenantId: string;
+  /** Rows this call added. */
+  accounts: number;
+  payments: number;
+  /** Rows of the same run earlier calls had added (an interrupted run being continued). */
+  before: { accounts: number; payments: number };
+  /** `completed`: the run is whole now; `already-completed`: it was before this call, which added nothing; `interrupted`: stopped by the signal. */
+  outcome: 'completed' | 'already-completed' | 'interrupted';
+  /** When an already completed run had completed. */
+  finishedAt?: string;
+}
 
 /**
- * Adds exactly N accounts and M payments to a tenant (created if missing). The same seed on
- * the same starting data gives the same rows; reruns add new rows instead of colliding.
+ * Rows per batch on PostgreSQL. Each batch also adds to every count and bucket row its rows
+ * fall in, ~100k rows at any batch size on the tenant's scale: larger batches add to them
+ * fewer times (measured: 100k-row batches seed 1M payments about a third faster than 50k).
  */
-export async function seedTenant(db: Kysely<Database>, dialect: Dialect, options: SeedOptions) {
-  const tenant = await findOrCreateTenant(db, options.tenant);
-  const countOf = async (table: 'accounts' | 'payments') =>
-    Number((await db.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n);
-  const before = { accounts: await countOf('accounts'), payments: await countOf('payments') };
-  const random = new SeedRandom(`${options.seed}/${options.tenant}/${before.accounts}/${before.payments}`);
-  const id = seededIds(random);
-  const until = options.until.getTime();
-  const batch = Math.floor(MAX_PARAMETERS[dialect] / PAYMENT_COLUMNS);
+export const POSTGRES_BATCH_ROWS = 100_000;
 
-  await db.transaction().execute(async (trx) => {
-    const existing = await trx.selectFrom('accounts').select(['id', 'currency']).where('tenant_id', '=', tenant.id).execute();
-    const pool: SeedAccount[] = existing.map((a) => ({
-      ...a,
-      cards: [{ brand: 'visa', last4: random.digits(4), expMonth: 12, expYear: 2030, fingerprint: `seed${random.digits(18)}` }],
-    }));
-    const accountStart = until - 365 * DAY;
-    for (let done = 0; done < options.accounts; ) {
-      const rows = [];
-      for (const end = Math.min(done + batch, options.accounts); done < end; done++) {
-        const made = makeAccount(random, id, tenant.id, accountStart + Math.floor((done / options.accounts) * 180 * DAY), options.fingerprintSecret);
-        rows.push(made.row);
-        pool.push(made.account);
-      }
-      await trx.insertInto('accounts').values(rows).execute();
-    }
-    if (options.payments > 0 && pool.length === 0) throw new Error(`tenant ${options.tenant} has no accounts to pay into; seed some with --accounts`);
-    const paymentStart = until - 180 * DAY;
-    const step = (180 * DAY) / Math.max(options.payments, 1);
-    for (let done = 0; done < options.payments; ) {
-      const rows = [];
-      for (const end = Math.min(done + batch, options.payments); done < end; done++) {
-        rows.push(makePayment(random, id, tenant.id, random.pick(pool), Math.floor(paymentStart + done * step)));
-      }
-      await trx.insertInto('payments').values(rows).execute();
-    }
-    // Bulk loads bypass the per-write counters; rebuild the tenant's exact totals in the same transaction.
-    await recountTenant(trx, dialect, tenant.id);
+/**
+ * SQLite holds its one write lock for a whole batch, and other writers wait at most their busy
+ * timeout (5 s) for it: batches are sized to take about this long, as the database grows.
+ */
+const SQLITE_BATCH_MS = 2_000;
+const SQLITE_BATCH_ROWS = { first: 5_000, min: 500, max: 50_000 };
+
+interface Progress {
+  accounts: number;
+  payments: number;
+}
+
+/**
+ * Adds exactly N accounts and M payments to a tenant (created if missing), in batches that
+ * each commit their rows, the exact count and bucket deltas they make, and the run's progress
+ * in one transaction: counts are right after every commit, whatever other writers do meanwhile.
+ *
+ * A run is identified by its arguments (tenant, seed, counts, until). Calling again with the
+ * same arguments continues an interrupted run from its last committed batch, with the rows an
+ * uninterrupted run would have made, and adds nothing once the run is complete. The same seed
+ * on the same starting data gives the same rows; other arguments are a new run adding new rows.
+ */
+export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResult> {
+  const tenant = await findOrCreateTenant(db.kysely, options.tenant);
+  if (options.payments > 0 && options.accounts === 0 && !(await db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).limit(1).executeTakeFirst())) {
+    throw new SeedInputError(`tenant ${options.tenant} has no accounts to pay into; seed some with --accounts`);
+  }
+  const run = await findOrStartRun(db.kysely, { tenantId: tenant.id, seed: options.seed, accounts: options.accounts, payments: options.payments, until: options.until });
+  const before = { accounts: run.accounts_done, payments: run.payments_done };
+  const done: Progress = { ...before };
+  const result = (outcome: SeedResult['outcome']): SeedResult => ({
+    tenantId: tenant.id,
+    accounts: done.accounts - before.accounts,
+    payments: done.payments - before.payments,
+    before,
+    outcome,
   });
-  return { tenantId: tenant.id, accounts: options.accounts, payments: options.payments };
+  if (run.finished_at) return { ...result('already-completed'), finishedAt: run.finished_at };
+
+  const basis: RunBasis = {
+    tenant: options.tenant,
+    tenantId: tenant.id,
+    seed: options.seed,
+    accounts: run.accounts,
+    payments: run.payments,
+    untilMs: options.until.getTime(),
+    accountsBefore: run.accounts_before,
+    paymentsBefore: run.payments_before,
+    fingerprintSecret: options.fingerprintSecret,
+  };
+  const existing = await runPoolAccounts(db.kysely, run.id);
+  if (run.payments > 0 && existing.length + run.accounts === 0) {
+    throw new SeedInputError(`tenant ${options.tenant} has no accounts to pay into; seed some with --accounts`);
+  }
+  // The run's own accounts committed earlier are made again (their cards are not stored) to pay into.
+  const own: SeedAccount[] = [];
+  for (const made of seedAccounts(basis, 0, run.accounts_done)) own.push(made.account);
+  let pool: SeedAccount[] | undefined;
+
+  let batchRows = Math.max(1, options.batchRows ?? (db.dialect === 'postgres' ? POSTGRES_BATCH_ROWS : SQLITE_BATCH_ROWS.first));
+  const adaptive = options.batchRows === undefined && db.dialect === 'sqlite';
+  const report = () =>
+    options.onProgress?.({ accounts: { done: done.accounts, total: run.accounts }, payments: { done: done.payments, total: run.payments }, before });
+  report();
+
+  // One shard for the whole run (as one write picks one): its batches add to the same count rows
+  // rather than spreading each batch's ~100k bucket rows over every shard; other writers of the
+  // tenant mostly pick other shards and do not wait on the seed's.
+  const shard = pickShard(db.dialect);
+  const inserter = await openBulkInserter(db);
+  /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */
+  const writeBatch = (from: Progress, to: Progress & { finished: boolean }, previous: Promise<unknown>) =>
+    inserter.batch(async (trx, sink) => {
+      const tally = new CreatedRowsTally();
+      const made: SeedAccount[] = [];
+      if (to.accounts > from.accounts) {
+        await sink.accounts(
+          (function* () {
+            for (const { row, account } of seedAccounts(basis, from.accounts, to.accounts)) {
+              tally.addAccount(row.status);
+              made.push(account);
+              yield row;
+            }
+          })(),
+        );
+      }
+      if (to.payments > from.payments) {
+        pool ??= paymentPool(basis, existing, own);
+        await sink.payments(
+          (function* (payments) {
+            for (const row of payments) {
+              tally.addPayment(row);
+              yield row;
+            }
+          })(seedPayments(basis, pool, from.payments, to.payments)),
+        );
+      }
+      // Batches commit in order; a batch whose predecessor failed rolls back too.
+      await previous;
+      await claimBatch(trx, run.id, from, to);
+      // Counted rows are locked last (list_counts, then list_buckets, each in key order), as every write does.
+      await sink.adjust(countRows(tenant.id, tally.countDeltas(), shard), tally.bucketRows(tenant.id, shard));
+      return made;
+    });
+
+  const inFlight = new Set<Promise<void>>();
+  let failure: { error: unknown } | undefined;
+  let previous: Promise<unknown> = Promise.resolve();
+  try {
+    // Until the batch that finishes the run (a run of no rows has one, which only marks it finished).
+    for (const next: Progress = { ...done }; ; ) {
+      if (options.signal?.aborted || failure) break;
+      const from = { ...next };
+      const to = {
+        accounts: Math.min(run.accounts, from.accounts + batchRows),
+        payments: from.accounts < run.accounts ? from.payments : Math.min(run.payments, from.payments + batchRows),
+        finished: false,
+      };
+      to.finished = to.accounts === run.accounts && to.payments === run.payments;
+      Object.assign(next, { accounts: to.accounts, payments: to.payments });
+      // Payments go to every account of the run: they wait for the last accounts batch.
+      if (to.payments > from.payments && from.accounts > done.accounts) await Promise.allSettled(inFlight);
+      if (failure) break;
+      const started = performance.now();
+      const batch = writeBatch(from, to, previous);
+      previous = batch;
+      const settled: Promise<void> = batch.then(
+        (made) => {
+          if (adaptive) {
+            const rows = to.accounts - from.accounts + to.payments - from.payments;
+            const ms = Math.max(1, performance.now() - started);
+            // Towards the size that takes SQLITE_BATCH_MS at the rate just seen, at most halving or doubling.
+            const target = Math.min(batchRows * 2, Math.max(batchRows / 2, (rows * SQLITE_BATCH_MS) / ms));
+            batchRows = Math.round(Math.min(SQLITE_BATCH_ROWS.max, Math.max(SQLITE_BATCH_ROWS.min, target)));
+          }
+          own.push(...made);
+          Object.assign(done, { accounts: to.accounts, payments: to.payments });
+          if (to.finished) run.finished_at = new Date().toISOString();
+          report();
+        },
+        (error: unknown) => {
+          failure ??= { error };
+        },
+      );
+      inFlight.add(settled);
+      void settled.then(() => inFlight.delete(settled));
+      if (inFlight.size >= inserter.lanes) await Promise.race(inFlight);
+      if (options.pauseMs) await sleep(options.pauseMs);
+      if (to.finished) break;
+    }
+    await Promise.allSettled(inFlight);
+  } finally {
+    await Promise.allSettled(inFlight);
+    await inserter.close();
+  }
+  if (failure) {
+    // Rows that are already there (a unique id) or progress that moved: another process on the same run.
+    const now = await findRun(db.kysely, { tenantId: tenant.id, seed: options.seed, accounts: options.accounts, payments: options.payments, until: options.until });
+    if (now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments)) throw new SeedInputError(RUN_TAKEN);
+    throw failure.error;
+  }
+  return result(run.finished_at ? 'completed' : 'interrupted');
 }

@@ -40,7 +40,7 @@ describe('migrations', () => {
           card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
         values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
 
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels', '0008_counter_shards', '0009_folded_text']);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels', '0008_counter_shards', '0009_folded_text', '0010_seed_runs']);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });

@@ -3,7 +3,7 @@ import { seedTenant } from '../../src/seed/seedTenant.ts';
 
 /** Seeds a tenant through the same code as the CLI's seed command. */
 export function seed(db: Db, tenant: string, accounts: number, payments: number, seedText = 'test') {
-  return seedTenant(db.kysely, db.dialect, {
+  return seedTenant(db, {
     tenant,
     accounts,
     payments,

@@ -1,0 +1,94 @@
+import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
+import { slicesOf, valueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
+import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
+
+interface SliceTally {
+  accountId: string;
+  status: string;
+  kind: SliceKind;
+  /** Per bucketed column (in BUCKETED_COLUMNS order): rows per bucket of the slice's finest level. */
+  finest: Array<Map<number, number>>;
+}
+
+function add<K>(map: Map<K, number>, key: K, n: number): void {
+  map.set(key, (map.get(key) ?? 0) + n);
+}
+
+/**
+ * The count and bucket deltas of many rows created together (a batch of the seed command),
+ * tallied as they come: what paymentCountKeys / accountCountKeys / paymentBucketDeltas(undefined, p)
+ * for each row would add up to after mergeDeltas (a test holds them equal), without a dozen
+ * objects and key strings per row.
+ *
+ * Buckets are tallied at each slice's finest level only, then summed up the coarser levels:
+ * levels nest (sortBuckets.ts), so the lowest value of a finest bucket lies in the same coarser
+ * buckets as every other value in it.
+ */
+export class CreatedRowsTally {
+  readonly #accounts = new Map<string, number>();
+  readonly #payments = new Map<string, Map<string, number>>();
+  readonly #slices = new Map<string, SliceTally>();
+  readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
+
+  addAccount(status: string): void {
+    add(this.#accounts, status, 1);
+  }
+
+  addPayment(p: PaymentPosition): void {
+    let byStatus = this.#payments.get(p.account_id);
+    if (!byStatus) this.#payments.set(p.account_id, (byStatus = new Map()));
+    add(byStatus, p.status, 1);
+    for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = valueOf(p, BUCKETED_COLUMNS[c]);
+    for (const slice of slicesOf(p)) {
+      const key = `${slice.accountId}\u0000${slice.status}`;
+      let tally = this.#slices.get(key);
+      if (!tally) this.#slices.set(key, (tally = { ...slice, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
+      for (let c = 0; c < BUCKETED_COLUMNS.length; c++) {
+        const levels = bucketLevels(BUCKETED_COLUMNS[c], slice.kind);
+        add(tally.finest[c], levels[levels.length - 1].of(this.#values[c]), 1);
+      }
+    }
+  }
+
+  countDeltas(): CountDelta[] {
+    const out: CountDelta[] = [];
+    for (const [status, n] of this.#accounts) for (const k of accountCountKeys(status)) out.push({ ...k, delta: n });
+    for (const [accountId, byStatus] of this.#payments) {
+      for (const [status, n] of byStatus) for (const k of paymentCountKeys(accountId, status)) out.push({ ...k, delta: n });
+    }
+    return out;
+  }
+
+  /**
+   * The list_buckets rows (of one shard) the payments add to, in the global order (bucketRows over every
+   * payment's paymentBucketDeltas gives the same rows in the same order: a test holds them
+   * equal), made one slice and level at a time rather than all held and sorted at once: a
+   * batch touches a hundred thousand buckets or more.
+   */
+  *bucketRows(tenantId: string, shard = 0): Generator<BucketRow> {
+    const slices = [...this.#slices.values()].sort((a, b) => compareText(a.accountId, b.accountId) || compareText(a.status, b.status));
+    // The global order (listBuckets.ts): sort key, level, account, status, bucket.
+    const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
+    for (const { sortKey, c } of columns) {
+      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort((a, b) => a - b);
+      for (const levelNumber of levelNumbers) {
+        for (const slice of slices) {
+          const levels = bucketLevels(sortKey, slice.kind);
+          const level = levels.find((l) => l.level === levelNumber);
+          if (!level) continue;
+          const finest = levels[levels.length - 1];
+          const counts = new Map<number, number>();
+          for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
+          for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
+            const n = counts.get(bucket)!;
+            if (n !== 0) yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: levelNumber, account_id: slice.accountId, status: slice.status, bucket, shard, n };
+          }
+        }
+      }
+    }
+  }
+}
+
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

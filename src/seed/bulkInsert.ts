@@ -1,0 +1,220 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
+import type pg from 'pg';
+import { from as copyFrom } from 'pg-copy-streams';
+import type { Db } from '../db/database.ts';
+import type { AccountTable, Database } from '../db/schema.ts';
+import type { CountRow } from '../counts/listCounts.ts';
+import type { BucketRow } from '../counts/listBuckets.ts';
+import type { SeedPayment } from './seedRows.ts';
+
+const ACCOUNT_COLUMNS = ['id', 'tenant_id', 'name', 'email', 'currency', 'status', 'metadata', 'created_at', 'updated_at', 'resource', 'name_folded', 'email_folded'] as const;
+const PAYMENT_COLUMNS = [
+  'id', 'tenant_id', 'account_id', 'amount', 'currency', 'status', 'amount_refunded', 'method', 'card_brand', 'card_last4',
+  'card_exp_month', 'card_exp_year', 'card_fingerprint', 'description', 'reference', 'failure_code', 'failure_message',
+  'metadata', 'captured_at', 'created_at', 'updated_at', 'resource',
+] as const;
+
+/** Count rows go in statements of at most this many (a batch adds to ~100k bucket rows). */
+const UPSERT_CHUNK = 10_000;
+
+type Value = string | number | null;
+
+/** Both tables' metadata travel as JSON text (PostgreSQL reads it into jsonb). */
+function plain(value: unknown): Value {
+  return value === null || typeof value === 'string' || typeof value === 'number' ? value : JSON.stringify(value);
+}
+
+function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): Value[] {
+  const out: Value[] = new Array(columns.length);
+  for (let i = 0; i < columns.length; i++) out[i] = plain(row[columns[i]]);
+  return out;
+}
+
+function* chunks<T>(rows: Iterable<T>, size: number): Generator<T[]> {
+  let chunk: T[] = [];
+  for (const row of rows) {
+    chunk.push(row);
+    if (chunk.length === size) {
+      yield chunk;
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) yield chunk;
+}
+
+/** Where a batch's rows go, inside the batch's transaction; rows are consumed one by one, never all held. */
+export interface RowSink {
+  accounts(rows: Iterable<AccountTable>): Promise<void>;
+  payments(rows: Iterable<SeedPayment>): Promise<void>;
+  /**
+   * Adds to list_counts, then to list_buckets, rows given merged and in the global order
+   * (countRows, CreatedRowsTally.bucketRows): the order every writer locks them in.
+   */
+  adjust(counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void>;
+}
+
+/** Runs the batches of a bulk load, each one transaction. */
+export interface BulkInserter {
+  /** How many batches may run at once, each in its own transaction (on its own connection). */
+  readonly lanes: number;
+  /** Runs `work` in a transaction on a free lane (waiting for one), committing when it returns. */
+  batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T>;
+  /** Closes what the inserter opened (statements, connections), not the database. */
+  close(): Promise<void>;
+}
+
+export async function openBulkInserter(db: Db): Promise<BulkInserter> {
+  return db.native.dialect === 'sqlite' ? sqliteInserter(db) : postgresInserter(db.native.pool);
+}
+
+/**
+ * SQLite: one prepared statement per table, run row by row on the driver's own handle (count
+ * rows too: a batch's many multi-row upserts would each compile anew). Only inside a Kysely
+ * transaction: that holds the one connection, so every row lands in that transaction and no
+ * other statement runs on the connection meanwhile. One lane: SQLite has one writer.
+ */
+function sqliteInserter(db: Db): BulkInserter {
+  if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
+  const database = db.native.database;
+  const insert = (table: string, columns: readonly string[]) =>
+    database.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
+  const accounts = insert('accounts', ACCOUNT_COLUMNS);
+  const payments = insert('payments', PAYMENT_COLUMNS);
+  const addCount = database.prepare(
+    `insert into list_counts (tenant_id, list, account_id, status, shard, n) values (?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`,
+  );
+  const addBucket = database.prepare(
+    `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`,
+  );
+  const sink: RowSink = {
+    async accounts(rows) {
+      for (const row of rows) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
+    },
+    async payments(rows) {
+      for (const row of rows) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
+    },
+    async adjust(counts, buckets) {
+      for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.shard, r.n);
+      for (const r of buckets) addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.bucket, r.shard, r.n);
+    },
+  };
+  return {
+    lanes: 1,
+    batch: (work) => db.kysely.transaction().execute((trx) => work(trx, sink)),
+    async close() {},
+  };
+}
+
+const COPY_SPECIAL = /[\\\n\r\t]/;
+const COPY_ESCAPES: Record<string, string> = { '\\': '\\\\', '\n': '\\n', '\r': '\\r', '\t': '\\t' };
+
+/** A value in COPY's text format: `\N` for null, the four special characters escaped. */
+function copyText(value: Value): string {
+  if (value === null) return '\\N';
+  if (typeof value === 'number') return String(value);
+  return COPY_SPECIAL.test(value) ? value.replace(/[\\\n\r\t]/g, (c) => COPY_ESCAPES[c]) : value;
+}
+
+/** Lines of COPY text, handed on in chunks of about 64 KiB. */
+function* copyChunks<T extends object>(rows: Iterable<T>, columns: readonly (keyof T)[]): Generator<string> {
+  let chunk = '';
+  for (const row of rows) {
+    let line = '';
+    for (let i = 0; i < columns.length; i++) line += (i === 0 ? '' : '\t') + copyText(plain(row[columns[i]]));
+    chunk += `${line}\n`;
+    if (chunk.length > 65_536) {
+      yield chunk;
+      chunk = '';
+    }
+  }
+  if (chunk) yield chunk;
+}
+
+const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
+
+/** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order. */
+async function upsertCounts(trx: Transaction<Database>, counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void> {
+  for (const rows of chunks(counts, UPSERT_CHUNK)) {
+    await sql`insert into list_counts (tenant_id, list, account_id, status, shard, n)
+      select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
+        ${column(rows, 'status')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+      on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
+  }
+  for (const rows of chunks(buckets, UPSERT_CHUNK)) {
+    await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n)
+      select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'sort_key')}::text[],
+        ${column(rows, 'level')}::integer[], ${column(rows, 'account_id')}::text[], ${column(rows, 'status')}::text[],
+        ${column(rows, 'bucket')}::bigint[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+      on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`.execute(trx);
+  }
+}
+
+/** One pooled client, with a Kysely of its own over it, so a batch's COPY and its statements are one transaction. */
+async function postgresLane(pool: pg.Pool) {
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  const kysely = new Kysely<Database>({
+    dialect: new PostgresDialect({
+      pool: {
+        connect: async () => ({ query: ((text: string, values: unknown[]) => client.query(text, values)) as never, release() {} }),
+        end: async () => {},
+      },
+    }),
+  });
+  const copy = async <T extends object>(table: string, rows: Iterable<T>, columns: readonly (keyof T)[]) => {
+    await pipeline(Readable.from(copyChunks(rows, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`)));
+  };
+  return {
+    async batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T> {
+      try {
+        return await kysely.transaction().execute((trx) =>
+          work(trx, {
+            accounts: (rows) => copy('accounts', rows, ACCOUNT_COLUMNS),
+            payments: (rows) => copy('payments', rows, PAYMENT_COLUMNS),
+            adjust: (counts, buckets) => upsertCounts(trx, counts, buckets),
+          }),
+        );
+      } catch (error) {
+        // A failed COPY can leave the connection mid-protocol: the pool must not hand it out again.
+        broken = error as Error;
+        throw error;
+      }
+    },
+    async close() {
+      await kysely.destroy();
+      client.release(broken);
+    },
+  };
+}
+
+/**
+ * PostgreSQL: rows go by COPY FROM STDIN, streamed. Two lanes (connections): a batch's COPY,
+ * which the server spends most of a batch on, runs while the one before it finishes, so both
+ * cores work.
+ */
+async function postgresInserter(pool: pg.Pool): Promise<BulkInserter> {
+  const lanes = [await postgresLane(pool)];
+  if ((pool.options.max ?? 10) > 1) lanes.push(await postgresLane(pool));
+  const free = [...lanes];
+  const waiting: Array<() => void> = [];
+  return {
+    lanes: lanes.length,
+    async batch(work) {
+      while (free.length === 0) await new Promise<void>((wake) => waiting.push(wake));
+      const lane = free.pop()!;
+      try {
+        return await lane.batch(work);
+      } finally {
+        free.push(lane);
+        waiting.shift()?.();
+      }
+    },
+    async close() {
+      for (const lane of lanes) await lane.close();
+    },
+  };
+}
