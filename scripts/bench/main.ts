@@ -11,6 +11,10 @@
  *   the same URL; printed against page 1 of the same list;
  * - walks by links.next (walks.ts), once alone and once while a background writer (writer.ts)
  *   creates and captures 50 + 50 payments a second; server time per page is compared;
+ * - the floor (floor/floorServer.ts): the same list endpoints written the plainest way over the
+ *   same tables (count(*) + OFFSET, JSON.stringify), started beside the service; every list case
+ *   is hammered on both, back to back, after checking both answer the same envelope, and the
+ *   ratio is printed (floor/againstFloor.ts);
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
  */
@@ -18,12 +22,13 @@ import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
 import { deepShapes, measureDeepPages } from './deepPages.ts';
-import { printDepthAndWriteRatios, printSizeRatios, printTable, type SizeResult } from './report.ts';
+import { printDepthAndWriteRatios, printFloorRatios, printSizeRatios, printTable, type SizeResult } from './report.ts';
 import { restoreDataset } from './restore.ts';
 import { startServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
 import { encodedSizes } from './compression.ts';
 import { walkShapes, walksUnderWrites } from './walks.ts';
+import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
 
 const { values } = parseArgs({
   options: {
@@ -73,6 +78,30 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     await run('page 1, per_page=5000, Accept-Encoding: br', `${base}/payments?per_page=5000`, { 'accept-encoding': 'br' });
     const compressed = await encodedSizes(`${base}/payments?per_page=5000`, ds.key);
 
+    // The same list cases on the floor (the plainest endpoint over the same tables), case by case.
+    const floorServer = await startFloor(ds.url);
+    let floor;
+    try {
+      floor = await measureAgainstFloor(
+        server.origin,
+        floorServer.origin,
+        ds.key,
+        {
+          'page 1': '/v3/payments',
+          'per_page=5000': '/v3/payments?per_page=5000',
+          'page at 90% depth': `/v3/payments?page=${deep}`,
+          'filter[status]=succeeded': '/v3/payments?filter[status]=succeeded',
+          'filter[status]=failed&sort=-amount': '/v3/payments?filter[status]=failed&sort=-amount',
+          'one account’s payments': `/v3/accounts/${account}/payments`,
+          accounts: '/v3/accounts',
+        },
+        measure,
+        ds.payments <= 1_000_000,
+      );
+    } finally {
+      await floorServer.stop();
+    }
+
     // Cold pages at any depth, before any walk has been near them.
     const deepPages = await measureDeepPages(base, ds.key, deepShapes(busiest.id), measure);
 
@@ -94,7 +123,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     });
     const walked = walks.pairs[0].without;
     if (walked.rows !== ds.payments) throw new Error(`walk saw ${walked.rows} rows, expected ${ds.payments}`);
-    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest };
+    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest, floor };
   } finally {
     await server.stop();
   }
@@ -123,5 +152,6 @@ for (const dialect of dialects) {
   }
   printTable(dialect, results, { seconds, connections });
   printDepthAndWriteRatios(dialect, results);
+  printFloorRatios(dialect, results);
   if (results.size > 1) printSizeRatios(dialect, results);
 }

@@ -4,6 +4,7 @@ import type { Restored } from './restore.ts';
 import type { Measured, Walk } from './scenarios.ts';
 import type { WalksUnderWrites } from './walks.ts';
 import type { WriterStats } from './writer.ts';
+import type { AgainstFloor } from './floor/againstFloor.ts';
 
 /** Everything measured on one dataset. */
 export interface SizeResult {
@@ -18,6 +19,8 @@ export interface SizeResult {
   busiest: { id: string; payments: number };
   /** What the restore after the writer found and left. */
   restored?: Restored;
+  /** The list cases beside the floor, the plainest endpoint over the same tables. */
+  floor?: AgainstFloor;
 }
 
 export interface RunShape {
@@ -136,4 +139,32 @@ export function printSizeRatios(dialect: BenchDialect, results: Map<number, Size
     lines.push(`| walk server time per row, ${n(largestSize)} ÷ 100,000 (target ≤ 1.3) | ${ratio(large.walk.serverSeconds / largestSize, hundredK.walk.serverSeconds / 100_000)} |`);
   }
   console.log(`\n#### ${dialect}: ratios across sizes from this run\n\n| ratio | value |\n|---|---|\n${lines.join('\n')}`);
+}
+
+/**
+ * Ours against the floor, per list case: req/s ÷ the floor's req/s (above 1: we are faster), then
+ * each side's req/s and p50; "≠" marks a case where the two did not answer the same rows.
+ */
+export function printFloorRatios(dialect: BenchDialect, results: Map<number, SizeResult>): void {
+  const sizes = [...results.keys()];
+  const names = [...new Set(sizes.flatMap((s) => results.get(s)!.floor?.cases.map((c) => c.name) ?? []))];
+  if (names.length === 0) return;
+  console.log(`\n#### ${dialect}: ours ÷ the floor (plainest endpoint: count(*) + OFFSET, JSON.stringify), req/s (target ≥ 1)\n`);
+  console.log(`| case | ${sizes.map((s) => `${n(s)} payments: ratio · ours req/s, p50 · floor req/s, p50`).join(' | ')} |`);
+  console.log(`|---|${sizes.map(() => '---').join('|')}|`);
+  for (const name of names) {
+    const cells = sizes.map((s) => {
+      const c = results.get(s)!.floor?.cases.find((x) => x.name === name);
+      if (!c) return '–';
+      return `**${ratio(c.ours.rps, c.floor.rps)}** · ${fmt(c.ours.rps, 0)}, ${c.ours.p50} ms · ${fmt(c.floor.rps, 0)}, ${c.floor.p50} ms${c.sameAnswer ? '' : ' · ≠ answers differ'}`;
+    });
+    console.log(`| ${name} | ${cells.join(' | ')} |`);
+  }
+  const walks = sizes.map((s) => {
+    const r = results.get(s)!;
+    const f = r.floor?.walk;
+    if (!f) return '–';
+    return `**${ratio(f.serverSeconds, r.walk.serverSeconds)}** · ours ${fmt(r.walk.serverSeconds, 2)} s · floor ${fmt(f.serverSeconds, 2)} s (wall ${fmt(r.walk.seconds, 2)} · ${fmt(f.seconds, 2)} s)`;
+  });
+  console.log(`| walk all payments at per_page=5000, server time: floor ÷ ours | ${walks.join(' | ')} |`);
 }

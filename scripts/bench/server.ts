@@ -14,6 +14,8 @@ export interface ServerOptions {
   cwd?: string;
   /** Each line the server writes to stderr; by default passed through to ours. */
   onStderrLine?: (line: string) => void;
+  /** The program and its arguments; by default the service itself (`cli serve`). */
+  command?: string[];
 }
 
 /**
@@ -21,8 +23,8 @@ export interface ServerOptions {
  * soak. Rate limits are off: both drive one key from one address far past the defaults.
  */
 export async function startServer(databaseUrl: string, options: ServerOptions = {}): Promise<RunningServer> {
-  const { env = {}, nodeArgs = [], cwd, onStderrLine = (line) => process.stderr.write(`${line}\n`) } = options;
-  const child = spawn(process.execPath, [...nodeArgs, resolve('src/cli/main.ts'), 'serve'], {
+  const { env = {}, nodeArgs = [], cwd, onStderrLine = (line) => process.stderr.write(`${line}\n`), command = [resolve('src/cli/main.ts'), 'serve'] } = options;
+  const child = spawn(process.execPath, [...nodeArgs, ...command], {
     cwd,
     env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', RATE_LIMIT_PER_KEY: '0', RATE_LIMIT_PER_IP: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
