@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
-import { listHandler } from '../listing/listRoute.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
+import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
-import { findAccount, listAccounts } from './accountQueries.ts';
+import { findAccount } from './accountQueries.ts';
 import { toAccountResource } from './accountResource.ts';
 import { AccountSchema } from './accountSchema.ts';
 
@@ -16,16 +16,14 @@ export const AccountParams = Type.Object({ account: Type.String() });
 
 export function registerAccountRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   app.get('/v3/accounts', {
-    config: { scope: 'read', listSpec: accountListSpec },
+    config: { scope: 'read', ...listRouteConfig(accountListSpec) },
     schema: {
       summary: 'List accounts',
       tags: ['accounts'],
       querystring: listQuerySchema(accountListSpec),
       response: { 200: EnvelopeSchema(AccountSchema) },
     },
-    handler: listHandler(accountListSpec, publicUrl, async (request, query, paging) => {
-      return listAccounts(lists, request.caller.tenantId, query, paging);
-    }),
+    handler: listHandler({ lists, table: 'accounts', spec: accountListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
   });
 
   app.get<{ Params: { account: string } }>('/v3/accounts/:account', {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from './accountRoutes.ts';

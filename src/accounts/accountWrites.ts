@@ -1,8 +1,8 @@
 import type { Transaction } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
-import { newId } from '../ids/resourceId.ts';
-import { isIso4217 } from '../money/currencies.ts';
-import { notFound, Problem, validationProblem } from '../http/problem.ts';
+import { newId } from '../core/resourceId.ts';
+import { isIso4217 } from '../core/currencies.ts';
+import { notFound, Problem, validationProblem } from '../core/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';

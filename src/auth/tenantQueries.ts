@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { newId } from '../ids/resourceId.ts';
+import { newId } from '../core/resourceId.ts';
 import { generateApiKey, type Scope } from './apiKey.ts';
 
 export async function findTenantByName(db: Kysely<Database>, name: string) {

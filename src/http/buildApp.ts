@@ -18,7 +18,7 @@ import { registerProblemRendering, sendProblem, toProblem } from './renderProble
 import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
 import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
-import { notFound } from './problem.ts';
+import { notFound } from '../core/problem.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
 import { registerReferencePage } from '../docs/referencePage.ts';

@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { Problem, validationProblem } from './problem.ts';
+import { Problem, validationProblem } from '../core/problem.ts';
 import { invalidTextIn } from './invalidText.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
-import { bracketName } from '../listing/queryErrors.ts';
+import { bracketName } from '../core/queryErrors.ts';
 import { queryShapeProblem } from './queryShape.ts';
 
 /**

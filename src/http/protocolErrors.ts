@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest, Problem, TYPE_BASE } from './problem.ts';
+import { badRequest, Problem, TYPE_BASE } from '../core/problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
 /**

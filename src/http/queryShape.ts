@@ -1,5 +1,5 @@
-import { validationProblem, type Problem } from './problem.ts';
-import { bracketName } from '../listing/queryErrors.ts';
+import { validationProblem, type Problem } from '../core/problem.ts';
+import { bracketName } from '../core/queryErrors.ts';
 
 /**
  * The shapes of a query string that qs would read as something other than what was written —

@@ -1,16 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addFieldError, notFound, Problem, validationProblem, type FieldErrors } from './problem.ts';
-import { listQueryFieldErrors, type SchemaError } from '../listing/queryErrors.ts';
+import { addFieldError, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
+import type { SchemaError } from '../core/queryErrors.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
-import { clientClosedRequest, isClientAbort } from './clientAborts.ts';
+import { clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
 
 function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const errors = (error.validation ?? []) as unknown as SchemaError[];
   const context = error.validationContext;
-  const spec = request.routeOptions.config.listSpec;
-  if (context === 'querystring' && spec) return validationProblem(listQueryFieldErrors(spec, errors));
+  const queryFieldErrors = request.routeOptions.config.queryFieldErrors;
+  if (context === 'querystring' && queryFieldErrors) return validationProblem(queryFieldErrors(errors));
   const fieldErrors: FieldErrors = {};
   for (const e of errors as Array<SchemaError & { message?: string }>) {
     const segments = e.instancePath.split('/').slice(1);

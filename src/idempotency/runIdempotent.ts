@@ -1,6 +1,6 @@
 import type { Kysely, Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { Problem, validationProblem } from '../http/problem.ts';
+import { Problem, validationProblem } from '../core/problem.ts';
 
 export interface WriteResult {
   status: number;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../core/problem.ts';
 
 export interface RateLimitOptions {
   /** Requests per window per API key; 0 turns this limit off. */

@@ -24,7 +24,7 @@ import {
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
-export type { ListScope, PageStrategy } from './listPageQueries.ts';
+export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
 
 /** Where plain OFFSET stops and the deep ways start; the defaults are what the benchmark chose. */
 export interface ListTuning {

@@ -3,18 +3,14 @@ import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
 import type { ListSlice } from './listSlice.ts';
+import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 /**
  * The SQL of a list page, kept apart from running it so that the route, the query-plan test
  * (test/listing/queryPlans.e2e.test.ts) and `npm run explain` all look at the very same queries.
  */
-export type ListTable = 'payments' | 'accounts';
-
-export interface ListScope {
-  tenantId: string;
-  accountId?: string;
-}
+export type { ListScope, ListTable } from './listScope.ts';
 
 /** Below this many skipped rows OFFSET itself is cheapest; past it a page is found through bucket counts or the index alone. */
 export const DEFERRED_JOIN_FROM = 2000;

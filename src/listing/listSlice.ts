@@ -1,5 +1,5 @@
 import type { SliceKind } from '../counts/sortBuckets.ts';
-import type { ListScope, ListTable } from './listPageQueries.ts';
+import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 /** A list that maintained counts cover: any of these accounts and any of these statuses ('' = all). */

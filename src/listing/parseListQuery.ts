@@ -1,6 +1,6 @@
-import { validationProblem, type FieldErrors } from '../http/problem.ts';
+import { validationProblem, type FieldErrors } from '../core/problem.ts';
 import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
-import { bracketName } from './queryErrors.ts';
+import { bracketName } from '../core/queryErrors.ts';
 import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
 import { caseFold } from './caseFold.ts';
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
-import { isClientAbort } from '../http/clientAborts.ts';
+import { isClientAbort } from '../core/clientAborts.ts';
 import { askPrimaryForMetrics } from './clusterMetrics.ts';
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];

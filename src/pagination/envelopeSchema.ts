@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { Nullable } from '../http/schemaTypes.ts';
+import { Nullable } from '../core/schemaTypes.ts';
 
 // Not format: uri: links carry the client's own encoding, which may keep [ and ] unencoded.
 const Url = Type.String({ description: 'Absolute URL' });

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { validationProblem } from '../http/problem.ts';
+import { validationProblem } from '../core/problem.ts';
 
 export const MAX_PER_PAGE = 5000;
 export const DEFAULT_PER_PAGE = 10;

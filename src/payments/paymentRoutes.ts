@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
-import { listHandler } from '../listing/listRoute.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
+import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
-import { findPayment, listPayments } from './paymentQueries.ts';
+import { findPayment } from './paymentQueries.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
@@ -22,25 +22,27 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
   };
 
   app.get('/v3/payments', {
-    config: { scope: 'read', listSpec: paymentListSpec },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
     schema: { summary: 'List payments', ...listSchema },
-    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
-      const page = await listPayments(lists, { tenantId: request.caller.tenantId }, query, paging);
-      return page;
-    }),
+    handler: listHandler({ lists, table: 'payments', spec: paymentListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
   });
 
   app.get('/v3/accounts/:account/payments', {
-    config: { scope: 'read', listSpec: paymentListSpec },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
     schema: { summary: 'List the payments of one account', params: AccountParams, ...listSchema },
-    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
-      const { account } = request.params as { account: string };
-      const tenantId = request.caller.tenantId;
-      if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
-        throw notFound(`No account ${account}.`);
-      }
-      const page = await listPayments(lists, { tenantId, accountId: account }, query, paging);
-      return page;
+    handler: listHandler({
+      lists,
+      table: 'payments',
+      spec: paymentListSpec,
+      publicUrl,
+      scopeOf: async (request) => {
+        const { account } = request.params as { account: string };
+        const tenantId = request.caller.tenantId;
+        if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
+          throw notFound(`No account ${account}.`);
+        }
+        return { tenantId, accountId: account };
+      },
     }),
   });
 

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CARD_BRANDS, PAYMENT_STATUSES } from './paymentListSpec.ts';
 import { Metadata } from '../accounts/accountSchema.ts';
-import { Nullable, StringEnum } from '../http/schemaTypes.ts';
+import { Nullable, StringEnum } from '../core/schemaTypes.ts';
 
 const NullableString = Nullable(Type.String());
 

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound, validationProblem } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
+import { notFound, validationProblem } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { checkCard } from './card/checkCard.ts';

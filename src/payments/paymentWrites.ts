@@ -1,7 +1,7 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Database, Dialect, PaymentTable } from '../db/schema.ts';
-import { newId } from '../ids/resourceId.ts';
-import { notFound, Problem, validationProblem } from '../http/problem.ts';
+import { newId } from '../core/resourceId.ts';
+import { notFound, Problem, validationProblem } from '../core/problem.ts';
 import { conflict, lockAccount } from '../accounts/accountWrites.ts';
 import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';

@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 import { startServer, type ServerProcess } from '../support/serverProcess.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import { CARDS } from '../support/cards.ts';
-import { scrubSecrets } from '../../src/http/scrubSecrets.ts';
+import { scrubSecrets } from '../../src/core/scrubSecrets.ts';
 
 describe('API keys and card numbers never reach a log line, whatever the client does with them', () => {
   let database: TestDatabase;

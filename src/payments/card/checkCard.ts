@@ -1,4 +1,4 @@
-import type { FieldErrors } from '../../http/problem.ts';
+import type { FieldErrors } from '../../core/problem.ts';
 import { brandRuleOf, type CardBrand } from './detectBrand.ts';
 import { luhnValid } from './luhnValid.ts';
 

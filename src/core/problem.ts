@@ -126,3 +126,25 @@ export function serviceUnavailable(detail: string): Problem {
     headers: { 'retry-after': '5' },
   });
 }
+
+/** A statement cut off by the statement timeout: the request was fine, a retry may succeed. */
+export function databaseTimeout(): Problem {
+  return new Problem({
+    status: 503,
+    type: `${TYPE_BASE}database-timeout`,
+    title: 'Service unavailable',
+    detail: 'The database took too long to answer this request; retry shortly, or ask for less (a narrower filter, a smaller per_page).',
+    headers: { 'retry-after': '2' },
+  });
+}
+
+/** No pooled connection in time, or (SQLite) the file locked by another writer past the busy timeout. */
+export function databaseBusy(): Problem {
+  return new Problem({
+    status: 503,
+    type: `${TYPE_BASE}database-busy`,
+    title: 'Service unavailable',
+    detail: 'The database is busy with other requests; retry shortly.',
+    headers: { 'retry-after': '1' },
+  });
+}

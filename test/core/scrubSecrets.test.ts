@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containsSecret, scrubSecrets } from '../../src/http/scrubSecrets.ts';
+import { containsSecret, scrubSecrets } from '../../src/core/scrubSecrets.ts';
 import { scrubLogLine } from '../../src/http/logRedaction.ts';
 import { requestIdOf } from '../../src/http/requestId.ts';
 import type { IncomingMessage } from 'node:http';
