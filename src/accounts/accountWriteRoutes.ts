@@ -3,6 +3,7 @@ import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
+import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from './accountRoutes.ts';
 import { toAccountResource } from './accountResource.ts';
@@ -25,8 +26,8 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
       response: { 201: ResourceSchema(AccountSchema) },
     },
     handler: (request, reply) =>
-      idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await createAccount(trx, db.dialect, request.caller.tenantId, request.body);
+      idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await createAccount(write, request.caller.tenantId, request.body);
         return { status: 201, body: { data: toAccountResource(row) }, location: `/v3/accounts/${row.id}` };
       }),
   });
@@ -42,7 +43,7 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
     },
     handler: async (request) => {
       const id = accountId(request.params.account);
-      const row = await db.kysely.transaction().execute((trx) => updateAccount(trx, db.dialect, request.caller.tenantId, id, request.body));
+      const row = await inWriteTransaction(db, (write) => updateAccount(write, request.caller.tenantId, id, request.body));
       return { data: toAccountResource(row) };
     },
   });
@@ -52,7 +53,7 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
     schema: { summary: 'Delete an account without payments', tags: ['accounts'], params: AccountParams },
     handler: async (request, reply) => {
       const id = accountId(request.params.account);
-      await db.kysely.transaction().execute((trx) => deleteAccount(trx, db.dialect, request.caller.tenantId, id));
+      await inWriteTransaction(db, (write) => deleteAccount(write, request.caller.tenantId, id));
       return reply.code(204).send();
     },
   });

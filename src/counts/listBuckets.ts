@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListBucketTable } from '../db/schema.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
+import { BUCKETED_SLICES } from './countedSlices.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
 /** Where a payment sits in every bucketed order: what a write changes. */
@@ -20,13 +21,9 @@ export interface BucketDelta {
   delta: number;
 }
 
-/** The slices a payment is bucketed in: the tenant's whole list, by status, and by account ('' = all). */
+/** The slices a payment is bucketed in (countedSlices.ts; '' = all). */
 export function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
-  return [
-    { accountId: '', status: '', kind: 'tenant' },
-    { accountId: '', status: p.status, kind: 'tenant' },
-    { accountId: p.account_id, status: '', kind: 'account' },
-  ];
+  return BUCKETED_SLICES.map((s) => ({ accountId: s.byAccount ? p.account_id : '', status: s.byStatus ? p.status : '', kind: s.kind }));
 }
 
 /** A payment's value of a bucketed sort key (created_at as epoch ms). */
@@ -88,18 +85,13 @@ export async function adjustBuckets(trx: Transaction<Database>, tenantId: string
 export async function rebuildBuckets(db: Kysely<Database> | Transaction<Database>, dialect: Dialect, tenantId?: string): Promise<void> {
   const only = tenantId === undefined ? sql`` : sql`where tenant_id = ${tenantId}`;
   await sql`delete from list_buckets ${only}`.execute(db);
-  const slices: Array<{ kind: SliceKind; account: string; status: string }> = [
-    { kind: 'tenant', account: "''", status: "''" },
-    { kind: 'tenant', account: "''", status: 'status' },
-    { kind: 'account', account: 'account_id', status: "''" },
-  ];
   for (const sortKey of BUCKETED_COLUMNS) {
-    for (const slice of slices) {
+    for (const slice of BUCKETED_SLICES) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
         const bucket = sql.raw(level.sql(dialect));
-        const groups = [sql.ref('tenant_id'), ...(slice.account === 'account_id' ? [sql.ref('account_id')] : []), ...(slice.status === 'status' ? [sql.ref('status')] : []), bucket];
+        const groups = [sql.ref('tenant_id'), ...(slice.byAccount ? [sql.ref('account_id')] : []), ...(slice.byStatus ? [sql.ref('status')] : []), bucket];
         await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n)
-          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${sql.raw(slice.account)}, ${sql.raw(slice.status)}, ${bucket}, count(*)
+          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${slice.byAccount ? sql`account_id` : sql`''`}, ${slice.byStatus ? sql`status` : sql`''`}, ${bucket}, count(*)
           from payments ${only}
           group by ${sql.join(groups)}`.execute(db);
       }

@@ -136,7 +136,7 @@ export async function buildApp({
   app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
-  const lists = { db: db.kysely, dialect: db.dialect, ...(listTuning ? { tuning: listTuning } : {}) };
+  const lists = { db, ...(listTuning ? { tuning: listTuning } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);

@@ -1,5 +1,7 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
 import { Problem, validationProblem } from '../core/problem.ts';
 
 export interface WriteResult {
@@ -104,19 +106,20 @@ function complete(trx: Kysely<Database>, tenantId: string, key: string, result: 
  * or a 4xx problem) is kept and replayed; a failure on our side releases the key for a retry.
  */
 export async function runIdempotent(
-  db: Kysely<Database>,
+  database: Db,
   request: { tenantId: string; key: string | undefined; hash: string },
-  work: (trx: Transaction<Database>) => Promise<WriteResult>,
+  work: (write: Write) => Promise<WriteResult>,
 ): Promise<IdempotentResult> {
   const { tenantId, key, hash } = request;
-  if (key === undefined) return { ...(await db.transaction().execute(work)), replayed: false };
+  if (key === undefined) return { ...(await inWriteTransaction(database, work)), replayed: false };
 
+  const db = database.kysely;
   const outcome = await claim(db, tenantId, key, hash, Date.now());
   if (!outcome.claimed) return { ...outcome.replay, replayed: true };
   try {
-    const result = await db.transaction().execute(async (trx) => {
-      const written = await work(trx);
-      await complete(trx, tenantId, key, written);
+    const result = await inWriteTransaction(database, async (write) => {
+      const written = await work(write);
+      await complete(write.trx, tenantId, key, written);
       return written;
     });
     return { ...result, replayed: false };

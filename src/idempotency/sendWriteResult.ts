@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import type { Write } from '../db/writeTransaction.ts';
 import { checkIdempotencyKey, runIdempotent, type WriteResult } from './runIdempotent.ts';
 import { requestFingerprint } from './requestFingerprint.ts';
 
@@ -9,11 +9,11 @@ import { requestFingerprint } from './requestFingerprint.ts';
  * transaction, answered (or replayed) with the stored status, body and Location.
  */
 export async function idempotentPost(
-  db: Kysely<Database>,
+  db: Db,
   secret: string,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (trx: Transaction<Database>) => Promise<WriteResult>,
+  work: (write: Write) => Promise<WriteResult>,
 ) {
   const key = checkIdempotencyKey(request.headers['idempotency-key']);
   const path = request.url.split('?')[0];

@@ -1,4 +1,5 @@
 import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
@@ -36,9 +37,9 @@ export interface ListTuning {
 
 export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
 
+/** The database (which knows its dialect) and how deep pages are found. */
 export interface ListContext {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  db: Db;
   tuning?: ListTuning;
 }
 
@@ -205,18 +206,19 @@ export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: L
  * placed through bucket counts (findInBuckets.ts), in the statement that reads them.
  */
 export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+  const { kysely: db, dialect } = ctx.db;
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset, perPage } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   // One statement is one snapshot: total and rows together, one round trip.
-  if (ctx.dialect === 'postgres') {
+  if (dialect === 'postgres') {
     if (offset < tuning.plainOffsetUpTo) {
-      const page = offsetPageSelect(ctx.db, table, scope, query, offset, perPage);
-      return oneStatement(ctx.db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
+      const page = offsetPageSelect(db, table, scope, query, offset, perPage);
+      return oneStatement(db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
     }
     if (search) {
-      const { rows } = await ctx.db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging));
+      const { rows } = await db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(db, dialect, list, search, paging));
       const page = pageOfOneStatement(rows, offset, 'buckets');
       // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
       // if they ever did, the page is found the slow exact way rather than answered empty.
@@ -224,15 +226,15 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
     }
   } else if (offset < tuning.plainOffsetUpTo || search) {
     const select = search
-      ? { execute: async () => (await ctx.db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging))).rows }
-      : offsetPageSelect(ctx.db, table, scope, query, offset, perPage).select(totalSelect(ctx.db, list).as('total'));
+      ? { execute: async () => (await db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(db, dialect, list, search, paging))).rows }
+      : offsetPageSelect(db, table, scope, query, offset, perPage).select(totalSelect(db, list).as('total'));
     const page = await rowsWithTotal(select, search ? 'buckets' : 'offset');
     if (page) return page;
   }
-  let transaction = ctx.db.transaction();
-  if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
+  let transaction = db.transaction();
+  if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
   return transaction.execute(async (trx) => {
     const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
-    return pageOf(trx, ctx.dialect, tuning, list, total, paging);
+    return pageOf(trx, dialect, tuning, list, total, paging);
   });
 }

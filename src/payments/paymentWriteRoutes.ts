@@ -40,9 +40,9 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
       }
       if (!isIdOf('acc', input.account_id)) throw validationProblem({ account_id: ['is not an account of yours'] });
       const card = checked.card;
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+      return idempotentPost(db, secret, request, reply, async (write) => {
         const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });
-        const row = await insertPayment(trx, db.dialect, request.caller.tenantId, {
+        const row = await insertPayment(write, request.caller.tenantId, {
           input,
           card,
           fingerprint: cardFingerprint(secret, card.digits),
@@ -64,8 +64,8 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await capturePayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await capturePayment(write, request.caller.tenantId, id, request.body?.amount);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },
@@ -76,8 +76,8 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await cancelPayment(trx, db.dialect, request.caller.tenantId, id);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await cancelPayment(write, request.caller.tenantId, id);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },
@@ -89,8 +89,8 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await refundPayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },

@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/database.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
 import { countRows } from '../counts/listCounts.ts';
-import { pickShard } from '../counts/counterShard.ts';
+import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { fileCycles, folderCycles, folderEdges, srcImports } from './importGraph.ts';
 
@@ -42,6 +44,13 @@ describe('the import graph of src/', () => {
   it('keeps migrations frozen: they import no code of ours, only the schema’s types', () => {
     const live = imports.filter((i) => i.from.startsWith('db/migrations/') && !(i.typeOnly && i.to === 'db/schema.ts'));
     expect(live.map(describeImport)).toEqual([]);
+  });
+
+  it('leaves the dialect to the data layers: features and the HTTP app never ask which database they are on', () => {
+    const asking = [...new Set(imports.map((i) => i.from))]
+      .filter((file) => ['accounts', 'auth', 'idempotency', 'payments', 'http'].includes(file.split('/')[0]))
+      .filter((file) => /\.dialect\b|\bDialect\b/.test(readFileSync(resolve(import.meta.dirname, '../../src', file), 'utf8')));
+    expect(asking).toEqual([]);
   });
 
   it('finds the imports it checks (a graph read wrongly would pass everything)', () => {

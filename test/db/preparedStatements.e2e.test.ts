@@ -23,7 +23,7 @@ describe('list statements on PostgreSQL', () => {
 
   it.runIf(TEST_DIALECT === 'postgres')('are prepared once per connection and then run by name, with one generic plan', async () => {
     const query = parseListQuery(paymentListSpec, { sort: '-amount' });
-    const ctx = { db: single.kysely, dialect: single.dialect, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
+    const ctx = { db: single, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
     const pages = [];
     for (let i = 0; i < 3; i++) {
       pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 1, perPage: 5, offset: 0 }));
