@@ -6,8 +6,9 @@ import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchem
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 
-function conflict(title: string, detail: string): Problem {
-  return new Problem({ status: 409, type: 'https://docs.payments.example/problems/conflict', title, detail });
+/** The account's state forbids the change; `detail` says which state. */
+function conflict(detail: string): Problem {
+  return new Problem('conflict', { detail });
 }
 
 export async function createAccount({ trx, shard }: Write, tenantId: string, input: CreateAccountInput) {
@@ -38,7 +39,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
   const { trx, shard } = write;
   const current = await lockAccount(write, tenantId, id);
   if (!current) throw notFound(`No account ${id}.`);
-  if (current.status === 'closed') throw conflict('The account is closed', 'A closed account cannot be changed.');
+  if (current.status === 'closed') throw conflict('A closed account cannot be changed.');
   const fields = {
     ...(input.name !== undefined ? { name: input.name } : {}),
     ...(input.email !== undefined ? { email: input.email } : {}),
@@ -58,7 +59,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const current = await lockAccount(write, tenantId, id);
   if (!current) throw notFound(`No account ${id}.`);
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
-  if (payment) throw conflict('The account has payments', 'An account with payments cannot be deleted; close it instead (PATCH status=closed).');
+  if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
   await adjustCounts(trx, tenantId, accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })), shard);
 }

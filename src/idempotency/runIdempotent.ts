@@ -28,10 +28,7 @@ export function checkIdempotencyKey(key: string | string[] | undefined): string 
 }
 
 function conflictInFlight(): Problem {
-  return new Problem({
-    status: 409,
-    type: 'https://docs.payments.example/problems/idempotency-in-flight',
-    title: 'A request with this Idempotency-Key is still in progress',
+  return new Problem('idempotency-in-flight', {
     detail: 'Retry after it finishes to receive its response.',
     headers: { 'retry-after': '1' },
   });

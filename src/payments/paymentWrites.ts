@@ -23,7 +23,7 @@ export interface NewPayment {
 export async function payableAccount(write: Write, tenantId: string, accountId: string) {
   const account = await lockAccount(write, tenantId, accountId);
   if (!account) throw validationProblem({ account_id: ['is not an account of yours'] });
-  if (account.status === 'closed') throw conflict('The account is closed', `Account ${accountId} is closed and cannot take payments.`);
+  if (account.status === 'closed') throw conflict(`Account ${accountId} is closed and cannot take payments.`);
   return account;
 }
 
@@ -70,10 +70,7 @@ async function lockPayment({ trx }: Write, tenantId: string, id: string) {
 }
 
 function illegal(row: { id: string; status: string }, action: string, event: PaymentEvent): Problem {
-  return new Problem({
-    status: 409,
-    type: 'https://docs.payments.example/problems/invalid-transition',
-    title: `The payment cannot be ${action}`,
+  return new Problem('invalid-transition', {
     detail: `Payment ${row.id} is ${row.status}; only a payment that is ${statusesAllowing(event).join(' or ')} can be ${action}.`,
   });
 }
