@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
@@ -11,13 +12,15 @@ import { AccountSchema } from './accountSchema.ts';
 import { CreateAccountBody, UpdateAccountBody, type CreateAccountInput, type UpdateAccountInput } from './accountWriteSchemas.ts';
 import { createAccount, deleteAccount, updateAccount } from './accountWrites.ts';
 
-export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret: string): void {
+export function registerAccountWriteRoutes(fastify: FastifyInstance, db: Db, secret: string): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const accountId = (id: string) => {
     if (!isIdOf('acc', id)) throw notFound(`No account ${id}.`);
     return id;
   };
 
-  app.post<{ Body: CreateAccountInput }>('/v3/accounts', {
+  app.post('/v3/accounts', {
     config: { scope: 'write' },
     schema: {
       summary: 'Create an account',
@@ -32,7 +35,7 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
       }),
   });
 
-  app.patch<{ Params: { account: string }; Body: UpdateAccountInput }>('/v3/accounts/:account', {
+  app.patch('/v3/accounts/:account', {
     config: { scope: 'write' },
     schema: {
       summary: 'Change an account (name, email, status, metadata); close it with status=closed',
@@ -48,7 +51,7 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
     },
   });
 
-  app.delete<{ Params: { account: string } }>('/v3/accounts/:account', {
+  app.delete('/v3/accounts/:account', {
     config: { scope: 'write' },
     schema: { summary: 'Delete an account without payments', tags: ['accounts'], params: AccountParams },
     handler: async (request, reply) => {

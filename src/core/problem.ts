@@ -1,4 +1,5 @@
 import { PROBLEM_CATALOG, problemTypeUri, type ProblemKind, type ProblemTypeEntry } from './problemCatalog.ts';
+import type { ProblemBody } from './problemSchema.ts';
 import { scrubSecrets } from './scrubSecrets.ts';
 
 /**
@@ -51,7 +52,7 @@ export class Problem extends Error {
    * The document as sent. What it says about the client's input (a path segment in `detail`, a
    * field name in `errors`) is scrubbed like a log line: a card number or key is never echoed.
    */
-  toJSON() {
+  toJSON(): ProblemBody {
     return {
       type: this.type,
       title: this.title,

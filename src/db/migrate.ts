@@ -11,6 +11,14 @@ import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 
+/**
+ * How the stored `resource` of every row was rendered: the frozen renderers of the latest
+ * migration that re-rendered them (writes since store the live renderers' output). The live
+ * renderers must render exactly this (test/db/storedRenderers.test.ts); changing them takes a
+ * new migration that re-renders the stored rows and takes this place.
+ */
+export const storedRenderers = resourceJsonMigration.renders;
+
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),

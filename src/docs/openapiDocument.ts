@@ -8,7 +8,8 @@ import { operationIdOf } from './operationId.ts';
 import { hoistNamedSchemas, titleById } from './namedSchemas.ts';
 
 const COMPONENTS = ['Account', 'Payment'];
-import { ProblemSchema, problemResponse, problemStatuses } from './problemResponses.ts';
+import { ProblemSchema } from '../core/problemSchema.ts';
+import { problemResponse, problemStatuses } from './problemResponses.ts';
 
 export const OPENAPI_PATH = '/v3/openapi.json';
 

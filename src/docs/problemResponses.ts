@@ -1,21 +1,5 @@
-import { Type } from 'typebox';
 import { PROBLEM_CATALOG, problemTypeUri, TYPE_BASE, type ProblemKind, type ProblemTypeEntry } from '../core/problemCatalog.ts';
 
-/** The body of every error (RFC 9457), as `renderProblem.ts` writes it. */
-export const ProblemSchema = Type.Object(
-  {
-    type: Type.String({ description: 'URI naming the problem type' }),
-    title: Type.String(),
-    status: Type.Integer(),
-    detail: Type.Optional(Type.String()),
-    errors: Type.Optional(
-      Type.Record(Type.String(), Type.Array(Type.String()), {
-        description: 'For 422: each invalid parameter or body field (dot notation) with its messages, Laravel style',
-      }),
-    ),
-  },
-  { $id: 'Problem' },
-);
 
 const entries = Object.entries(PROBLEM_CATALOG) as Array<[ProblemKind, ProblemTypeEntry]>;
 

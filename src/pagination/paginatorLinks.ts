@@ -1,13 +1,11 @@
+import type { Envelope } from './envelopeSchema.ts';
+
 /**
  * `meta.links` exactly as Laravel's LengthAwarePaginator::linkCollection() renders it through
  * UrlWindow with onEachSide = 3: all pages when there are fewer than 14, otherwise a window
  * near the start, near the end, or around the current page, joined by `...` entries.
  */
-export interface PaginatorLink {
-  url: string | null;
-  label: string;
-  active: boolean;
-}
+export type PaginatorLink = Envelope<unknown>['meta']['links'][number];
 
 const ON_EACH_SIDE = 3;
 export const PREVIOUS_LABEL = '&laquo; Previous';

@@ -12,7 +12,7 @@ export const PAYMENT_STATUSES = [
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay'] as const;
 
-export const paymentListSpec: ListSpec = {
+export const paymentListSpec = {
   name: 'payments',
   filters: {
     status: { kind: 'enum', values: PAYMENT_STATUSES, column: 'status' },
@@ -26,4 +26,4 @@ export const paymentListSpec: ListSpec = {
   },
   sorts: { created_at: 'created_at', amount: 'amount' },
   defaultSort: 'created_at',
-};
+} as const satisfies ListSpec;

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
@@ -11,10 +12,12 @@ import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
 import { findPayment } from './paymentQueries.ts';
-import { toPaymentResource } from './paymentResource.ts';
+import { sendStoredResource } from '../listing/sendStoredResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
-export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const listSchema = {
     tags: ['payments'],
     querystring: listQuerySchema(paymentListSpec),
@@ -46,7 +49,7 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
     }),
   });
 
-  app.get<{ Params: { payment: string } }>('/v3/payments/:payment', {
+  app.get('/v3/payments/:payment', {
     config: { scope: 'read' },
     schema: {
       summary: 'Get one payment',
@@ -54,11 +57,11 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
       params: Type.Object({ payment: Type.String() }),
       response: { 200: ResourceSchema(PaymentSchema) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const id = request.params.payment;
       const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
       if (!row) throw notFound(`No payment ${id}.`);
-      return { data: toPaymentResource(row) };
+      return sendStoredResource(reply, row.resource);
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { notFound, validationProblem } from '../core/problem.ts';
@@ -21,8 +22,10 @@ async function defaultToEmptyBody(request: { body: unknown }) {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
-export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, processor: CardProcessor, secret: string): void {
-  app.post<{ Body: CreatePaymentInput }>('/v3/payments', {
+export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, processor: CardProcessor, secret: string): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post('/v3/payments', {
     config: { scope: 'write' },
     schema: {
       summary: 'Take a card payment',
@@ -58,7 +61,7 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     return id;
   };
 
-  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/capture', {
+  app.post('/v3/payments/:payment/capture', {
     config: { scope: 'write' },
     schema: { summary: 'Capture an authorized payment (optionally less)', tags: ['payments'], params: PaymentParams, body: CaptureBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,
@@ -71,7 +74,7 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     },
   });
 
-  app.post<{ Params: { payment: string } }>('/v3/payments/:payment/cancel', {
+  app.post('/v3/payments/:payment/cancel', {
     config: { scope: 'write' },
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
@@ -83,7 +86,7 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     },
   });
 
-  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/refunds', {
+  app.post('/v3/payments/:payment/refunds', {
     config: { scope: 'write' },
     schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,

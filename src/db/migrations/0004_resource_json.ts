@@ -60,11 +60,13 @@ function accountResource(row: StoredRow) {
  * spliced into the envelope (docs/performance.md).
  */
 export const resourceJsonMigration = {
+  /** What this migration stored, kept as it was (db/migrate.ts: storedRenderers). */
+  renders: { payments: paymentResource, accounts: accountResource },
   async up(db: Kysely<unknown>) {
     await sql`alter table payments add column resource text`.execute(db);
     await sql`alter table accounts add column resource text`.execute(db);
     for (const table of ['payments', 'accounts'] as const) {
-      const render = table === 'payments' ? paymentResource : accountResource;
+      const render = resourceJsonMigration.renders[table];
       for (let after = ''; ; ) {
         const { rows } = await sql<StoredRow>`select * from ${sql.table(table)} where id > ${after} order by id limit ${BATCH}`.execute(db);
         if (rows.length === 0) break;
