@@ -25,6 +25,7 @@ export async function serve(config: Config): Promise<void> {
     redis?.disconnect();
     await db.close();
   };
+  // biome-ignore lint/correctness/noUnusedVariables: read by `??=`: a second signal joins the shutdown under way
   let stopping: Promise<void> | undefined;
   const shutdown = (signal: string) => {
     stopping ??= shutDownGracefully(app, { signal, drainMs: config.shutdownDrainMs, release }).then(

@@ -120,6 +120,7 @@ function secretSpans(units: Unit[], found: Array<{ start: number; end: number; m
  * Text that has other readings than itself: it holds an escape or characters beyond ASCII. (A
  * `+` read as a space changes nothing: both separate digits, neither is part of a key.)
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00-\x7f is the ASCII range, on purpose
 const MAY_BE_ENCODED = /[%\\]|[^\x00-\x7f]/;
 const PLAIN_KEY = /apk_/i;
 const PLAIN_CARD = /[0-9](?:[^A-Za-z0-9]{0,3}[0-9]){11,}/;

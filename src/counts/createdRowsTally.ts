@@ -1,5 +1,5 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
-import { slicesOf, valueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
+import { slicesOf, sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
 
 interface SliceTally {
@@ -38,7 +38,7 @@ export class CreatedRowsTally {
     let byStatus = this.#payments.get(p.account_id);
     if (!byStatus) this.#payments.set(p.account_id, (byStatus = new Map()));
     add(byStatus, p.status, 1);
-    for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = valueOf(p, BUCKETED_COLUMNS[c]);
+    for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = sortValueOf(p, BUCKETED_COLUMNS[c]);
     for (const slice of slicesOf(p)) {
       const key = `${slice.accountId}\u0000${slice.status}`;
       let tally = this.#slices.get(key);

@@ -27,7 +27,7 @@ export function slicesOf(p: PaymentPosition): Array<{ accountId: string; status:
 }
 
 /** A payment's value of a bucketed sort key (created_at as epoch ms). */
-export function valueOf(p: PaymentPosition, column: BucketedColumn): number {
+export function sortValueOf(p: PaymentPosition, column: BucketedColumn): number {
   return column === 'created_at' ? Date.parse(p.created_at) : p.amount;
 }
 
@@ -36,7 +36,7 @@ function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
   for (const slice of slicesOf(p)) {
     for (const sortKey of BUCKETED_COLUMNS) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
-        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(valueOf(p, sortKey)), delta });
+        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(sortValueOf(p, sortKey)), delta });
       }
     }
   }

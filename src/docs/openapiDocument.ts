@@ -13,6 +13,7 @@ import { problemResponse, problemStatuses } from './problemResponses.ts';
 
 export const OPENAPI_PATH = '/v3/openapi.json';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is free-form JSON
 type Schema = Record<string, any>;
 
 const IDEMPOTENCY_HEADER = Type.Object({

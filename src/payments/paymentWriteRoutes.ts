@@ -11,7 +11,7 @@ import { cardFingerprint } from './cardFingerprint.ts';
 import type { CardProcessor } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
-import { CaptureBody, CreatePaymentBody, RefundBody, type CreatePaymentInput } from './paymentWriteSchemas.ts';
+import { CaptureBody, CreatePaymentBody, RefundBody, } from './paymentWriteSchemas.ts';
 import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });

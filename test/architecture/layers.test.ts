@@ -7,7 +7,7 @@ import { fileCycles, folderCycles, folderEdges, srcImports } from './importGraph
  * The folders of src/, lowest first. A folder imports only from layers below its own: never
  * upwards, never a neighbour in its own layer. `core` and `config.ts` import nothing of ours.
  */
-export const LAYERS: string[][] = [
+const LAYERS: string[][] = [
   ['core', 'config.ts'],
   ['db'],
   ['counts'],

@@ -7,7 +7,7 @@ type Row = Record<string, any>;
 /** Every record of a list, by following links.next with the largest page. */
 async function all(t: TestContext, url: string, key: string): Promise<Row[]> {
   const rows: Row[] = [];
-  let next: string | null = url + (url.includes('?') ? '&' : '?') + 'per_page=5000';
+  let next: string | null = `${url + (url.includes('?') ? '&' : '?')}per_page=5000`;
   while (next) {
     const { status, body } = await t.get(next.replace(/^https?:\/\/[^/]+/, ''), key);
     expect(status).toBe(200);
