@@ -30,7 +30,6 @@ export interface CallOptions {
   idempotencyKey?: string;
 }
 
-
 export interface Response<T> {
   status: number;
   body: T;

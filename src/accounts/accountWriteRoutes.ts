@@ -9,7 +9,7 @@ import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from './accountRoutes.ts';
 import { toAccountResource } from './accountResource.ts';
 import { AccountSchema } from './accountSchema.ts';
-import { CreateAccountBody, UpdateAccountBody, } from './accountWriteSchemas.ts';
+import { CreateAccountBody, UpdateAccountBody } from './accountWriteSchemas.ts';
 import { createAccount, deleteAccount, updateAccount } from './accountWrites.ts';
 
 export function registerAccountWriteRoutes(fastify: FastifyInstance, db: Db, secret: string): void {

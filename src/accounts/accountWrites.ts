@@ -26,7 +26,12 @@ export async function createAccount({ trx, shard }: Write, tenantId: string, inp
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  await adjustCounts(trx, tenantId, accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })), shard);
+  await adjustCounts(
+    trx,
+    tenantId,
+    accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })),
+    shard,
+  );
   return row;
 }
 
@@ -49,7 +54,12 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
   };
   const derived = derivedAccountColumns({ ...current, ...fields });
   const updated = { ...current, ...fields, ...derived };
-  await trx.updateTable('accounts').set({ ...fields, ...derived }).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await trx
+    .updateTable('accounts')
+    .set({ ...fields, ...derived })
+    .where('tenant_id', '=', tenantId)
+    .where('id', '=', id)
+    .execute();
   if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), shard);
   return updated;
 }
@@ -61,7 +71,12 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  await adjustCounts(trx, tenantId, accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })), shard);
+  await adjustCounts(
+    trx,
+    tenantId,
+    accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })),
+    shard,
+  );
 }
 
 export { conflict };

@@ -9,7 +9,13 @@ export interface SchemaError {
 
 /** `['filter', 'amount', 'gte']` → `filter[amount][gte]`, the name the client wrote. */
 export function bracketName(segments: string[]): string {
-  return segments[0] + segments.slice(1).map((s) => `[${s}]`).join('');
+  return (
+    segments[0] +
+    segments
+      .slice(1)
+      .map((s) => `[${s}]`)
+      .join('')
+  );
 }
 
 declare module 'fastify' {

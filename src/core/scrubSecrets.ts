@@ -86,7 +86,10 @@ function decodeOnce(units: Unit[]): Unit[] {
       }
       i = starts[starts.length - 1] + 3;
     } else if (unit.text === '\\' && units[i + 1]?.text === 'u' && [2, 3, 4, 5].every((d) => isHex(units[i + d]))) {
-      const hex = units.slice(i + 2, i + 6).map((u) => u.text).join('');
+      const hex = units
+        .slice(i + 2, i + 6)
+        .map((u) => u.text)
+        .join('');
       out.push({ text: String.fromCharCode(parseInt(hex, 16)), start: unit.start, end: units[i + 5].end });
       i += 6;
     } else {
@@ -107,7 +110,10 @@ function secretSpans(units: Unit[], found: Array<{ start: number; end: number; m
     reading += text;
     for (let k = 0; k < text.length; k++) owner.push(index);
   });
-  for (const [pattern, marker] of [[API_KEY, REDACTED_KEY], [CARD_NUMBER, REDACTED_NUMBER]] as const) {
+  for (const [pattern, marker] of [
+    [API_KEY, REDACTED_KEY],
+    [CARD_NUMBER, REDACTED_NUMBER],
+  ] as const) {
     for (const match of reading.matchAll(pattern)) {
       const first = units[owner[match.index]];
       const last = units[owner[match.index + match[0].length - 1]];

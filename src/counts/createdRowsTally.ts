@@ -70,7 +70,9 @@ export class CreatedRowsTally {
     // The global order (listBuckets.ts): sort key, level, account, status, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
     for (const { sortKey, c } of columns) {
-      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort((a, b) => a - b);
+      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort(
+        (a, b) => a - b,
+      );
       for (const levelNumber of levelNumbers) {
         for (const slice of slices) {
           const levels = bucketLevels(sortKey, slice.kind);
@@ -81,7 +83,18 @@ export class CreatedRowsTally {
           for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
           for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
             const n = counts.get(bucket)!;
-            if (n !== 0) yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: levelNumber, account_id: slice.accountId, status: slice.status, bucket, shard, n };
+            if (n !== 0)
+              yield {
+                tenant_id: tenantId,
+                list: 'payments',
+                sort_key: sortKey,
+                level: levelNumber,
+                account_id: slice.accountId,
+                status: slice.status,
+                bucket,
+                shard,
+                n,
+              };
           }
         }
       }

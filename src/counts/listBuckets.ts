@@ -57,7 +57,17 @@ export type BucketRow = Omit<ListBucketTable, 'shard'> & { shard: number };
 
 /** The list_buckets rows (of one shard) deltas add to: one per bucket, zeros dropped, in the global order. */
 export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): BucketRow[] {
-  return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
+  return mergeDeltas(deltas, keyOf).map((d) => ({
+    tenant_id: tenantId,
+    list: 'payments',
+    sort_key: d.sortKey,
+    level: d.level,
+    account_id: d.accountId,
+    status: d.status,
+    bucket: d.bucket,
+    shard,
+    n: d.delta,
+  }));
 }
 
 /**
@@ -73,7 +83,9 @@ export async function adjustBuckets(trx: Transaction<Database>, tenantId: string
     await trx
       .insertInto('list_buckets')
       .values(rows.slice(i, i + 1000))
-      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }),
+      )
       .execute();
   }
 }

@@ -40,9 +40,7 @@ export async function migratorFor(db: Kysely<Database>, dialect: Dialect): Promi
   // Kysely finds its bookkeeping tables by introspecting every schema; on PostgreSQL, pin them
   // to the schema in use so databases with several schemas (tests, side-by-side copies) work.
   const migrationTableSchema =
-    dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-      : undefined;
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
   return new Migrator({ db, provider, migrationTableSchema });
 }
 

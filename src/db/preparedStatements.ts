@@ -28,7 +28,9 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
     // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
     query: ((text: any, values?: unknown[]) =>
-      typeof text === 'string' && text.startsWith(PREPARED) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values)) as unknown as PostgresPoolClient['query'],
+      typeof text === 'string' && text.startsWith(PREPARED)
+        ? client.query({ name: nameOf(text), text, values })
+        : client.query(text, values)) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   });
   return {

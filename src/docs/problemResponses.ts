@@ -1,6 +1,5 @@
 import { PROBLEM_CATALOG, problemTypeUri, TYPE_BASE, type ProblemKind, type ProblemTypeEntry } from '../core/problemCatalog.ts';
 
-
 const entries = Object.entries(PROBLEM_CATALOG) as Array<[ProblemKind, ProblemTypeEntry]>;
 
 /** The catalog's types answered with `status`, in catalog order. */
@@ -61,5 +60,13 @@ export function problemResponse(status: number) {
 /** Every problem type as a Markdown table, for the document's description. */
 export function problemTypesTable(): string {
   const rows = entries.map(([kind, entry]) => `| \`${kind}\` | ${entry.status} | ${entry.title} | ${entry.description}${entry.retryable ? ' (retry)' : ''} |`);
-  return ['## Problem types', '', `Every error is a problem document (RFC 9457) whose \`type\` is \`${TYPE_BASE}<name>\`:`, '', '| name | status | title | when |', '| --- | --- | --- | --- |', ...rows].join('\n');
+  return [
+    '## Problem types',
+    '',
+    `Every error is a problem document (RFC 9457) whose \`type\` is \`${TYPE_BASE}<name>\`:`,
+    '',
+    '| name | status | title | when |',
+    '| --- | --- | --- | --- |',
+    ...rows,
+  ].join('\n');
 }

@@ -26,7 +26,9 @@ const ALLOWED = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
 function writeRawProblem(socket: Duplex, problem: Problem): void {
   const body = JSON.stringify(problem.toJSON());
   const headers = { ...BASELINE_SECURITY_HEADERS, ...problem.headers, 'x-request-id': randomUUID() };
-  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headerLines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\ncontent-type: application/problem+json\r\n` +
@@ -71,9 +73,6 @@ export function registerProtocolChecks(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     app.log.debug({ req: { method: request.method, url: request.url } }, 'CONNECT refused');
     socket.on('error', () => {});
-    writeRawProblem(
-      socket,
-      new Problem('method-not-allowed', { detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }),
-    );
+    writeRawProblem(socket, new Problem('method-not-allowed', { detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }));
   });
 }

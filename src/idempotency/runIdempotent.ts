@@ -132,5 +132,8 @@ export async function runIdempotent(
 
 /** Drops keys past their retention; cheap (indexed by created_at), run now and then. */
 export async function purgeExpiredKeys(db: Kysely<Database>, now = Date.now()): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now - KEY_RETENTION_MS).toISOString()).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now - KEY_RETENTION_MS).toISOString())
+    .execute();
 }

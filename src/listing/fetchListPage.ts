@@ -62,7 +62,14 @@ interface ListRequest {
  * most `hop` rows; null when the list is shorter, undefined for offset 0 (nothing to skip past).
  * Run it in a transaction for an exact answer.
  */
-export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, offset: number, hop = SKIP_HOP): Promise<Boundary | null | undefined> {
+export async function skipInHops(
+  db: Kysely<Database>,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  offset: number,
+  hop = SKIP_HOP,
+): Promise<Boundary | null | undefined> {
   let boundary: Boundary | undefined;
   for (let skipped = 0; skipped < offset; ) {
     const step = Math.min(hop, offset - skipped);
@@ -87,7 +94,15 @@ function totalSelect(db: Kysely<Database>, list: ListRequest) {
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
-async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, query: ListQuery, skip: number, limit: number): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
+async function rowsAt(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  tuning: ListTuning,
+  list: ListRequest,
+  query: ListQuery,
+  skip: number,
+  limit: number,
+): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
   const { table, scope } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
@@ -130,7 +145,10 @@ async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>
  * the statement's own ORDER BY giving the order. A page with no rows says nothing of the total:
  * undefined, and the caller reads both again in a read transaction.
  */
-async function rowsWithTotal(select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> }, how: PageStrategy): Promise<ListPage | undefined> {
+async function rowsWithTotal(
+  select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> },
+  how: PageStrategy,
+): Promise<ListPage | undefined> {
   const rows = await select.execute();
   if (rows.length === 0) return undefined;
   return { total: Number(rows[0].total), rows: rows.map((r) => r.resource), strategy: how };
@@ -170,26 +188,48 @@ function bucketPageCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRe
   slice!.accounts.forEach((v, j) => (values[`a${j}`] = v));
   slice!.statuses.forEach((v, j) => (values[`s${j}`] = v));
   const key = JSON.stringify([
-    dialect, list.table, scope.accountId !== undefined, query.sort, search.kind, search.column, search.direction,
-    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]), slice!.accounts.length, slice!.statuses.length,
+    dialect,
+    list.table,
+    scope.accountId !== undefined,
+    query.sort,
+    search.kind,
+    search.column,
+    search.direction,
+    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]),
+    slice!.accounts.length,
+    slice!.statuses.length,
   ]);
-  return templates.statement(key, (slot) => {
-    const slotted: ListRequest = {
-      table: list.table,
-      scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
-      query: { sort: query.sort, conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)) },
-      slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
-    };
-    const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
-    const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
-    if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
-    const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
-    return { compile: () => statement.compile(db) };
-  }, values);
+  return templates.statement(
+    key,
+    (slot) => {
+      const slotted: ListRequest = {
+        table: list.table,
+        scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
+        query: {
+          sort: query.sort,
+          conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)),
+        },
+        slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
+      };
+      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
+      const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
+      if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
+      const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
+      return { compile: () => statement.compile(db) };
+    },
+    values,
+  );
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
-export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Compilable | undefined {
+export function bucketPageQuery(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+): Compilable | undefined {
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const search = bucketSearchOf(list, query);
   if (!search) return undefined;
@@ -215,7 +255,12 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
   if (dialect === 'postgres') {
     if (offset < tuning.plainOffsetUpTo) {
       const page = offsetPageSelect(db, table, scope, query, offset, perPage);
-      return oneStatement(db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
+      return oneStatement(
+        db,
+        sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`,
+        offset,
+        'offset',
+      );
     }
     if (search) {
       const { rows } = await db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(db, dialect, list, search, paging));

@@ -47,7 +47,8 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
     if (typeof given === 'string') {
       if (filter.kind === 'enum' || filter.kind === 'code') {
         const values = [...new Set(given.split(','))];
-        if (values.length > MAX_FILTER_VALUES) errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
+        if (values.length > MAX_FILTER_VALUES)
+          errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
         else conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
       // Case-insensitive filters compare folded text with the column that stores it folded.

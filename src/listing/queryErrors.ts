@@ -24,7 +24,10 @@ function messageFor(spec: ListSpec, segments: string[]): string {
 export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaError[]): FieldErrors {
   const fieldErrors: FieldErrors = {};
   for (const error of errors) {
-    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
     if (segments.length === 0) continue;
     const name = bracketName(segments);

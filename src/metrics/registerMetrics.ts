@@ -22,7 +22,12 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
   const register = new Registry();
   collectDefaultMetrics({ register });
   const labelNames = ['method', 'route', 'status_class'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status class', labelNames, registers: [register] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status class',
+    labelNames,
+    registers: [register],
+  });
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from request received to response sent, by route pattern, method and status class',

@@ -1,14 +1,6 @@
 import type { ListSpec } from '../listing/listSpec.ts';
 
-export const PAYMENT_STATUSES = [
-  'pending',
-  'authorized',
-  'succeeded',
-  'failed',
-  'canceled',
-  'refunded',
-  'partially_refunded',
-] as const;
+export const PAYMENT_STATUSES = ['pending', 'authorized', 'succeeded', 'failed', 'canceled', 'refunded', 'partially_refunded'] as const;
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay'] as const;
 

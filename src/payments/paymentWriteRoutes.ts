@@ -11,7 +11,7 @@ import { cardFingerprint } from './cardFingerprint.ts';
 import type { CardProcessor } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
-import { CaptureBody, CreatePaymentBody, RefundBody, } from './paymentWriteSchemas.ts';
+import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
 import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });
@@ -63,7 +63,13 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
 
   app.post('/v3/payments/:payment/capture', {
     config: { scope: 'write' },
-    schema: { summary: 'Capture an authorized payment (optionally less)', tags: ['payments'], params: PaymentParams, body: CaptureBody, response: PaymentResponse },
+    schema: {
+      summary: 'Capture an authorized payment (optionally less)',
+      tags: ['payments'],
+      params: PaymentParams,
+      body: CaptureBody,
+      response: PaymentResponse,
+    },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);

@@ -58,7 +58,12 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     updated_at: now,
   });
   await trx.insertInto('payments').values(row).execute();
-  await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })), shard);
+  await adjustCounts(
+    trx,
+    tenantId,
+    paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })),
+    shard,
+  );
   await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
   return row;
 }
@@ -84,7 +89,12 @@ async function save({ trx, shard }: Write, row: Selectable<PaymentTable>, change
     .where('id', '=', row.id)
     .execute();
   if (changes.status !== undefined) {
-    await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status), shard);
+    await adjustCounts(
+      trx,
+      row.tenant_id,
+      statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status),
+      shard,
+    );
   }
   // A status change moves the row between status slices; a smaller capture moves it in amount order.
   await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated), shard);

@@ -38,8 +38,9 @@ export function srcImports(): Import[] {
     const { importedFiles } = ts.preProcessFile(text, true, true);
     for (const { fileName, pos } of importedFiles) {
       if (!fileName.startsWith('.')) continue;
-      const statementStart = text.lastIndexOf('\n', pos) + 1;
-      const typeOnly = /^\s*(import|export)\s+type\s/.test(text.slice(statementStart, pos));
+      // The statement this specifier ends: from the nearest `import` or `export` before it (it may span lines).
+      const statementStart = Math.max(text.lastIndexOf('import', pos), text.lastIndexOf('export', pos));
+      const typeOnly = /^(import|export)\s+type\s/.test(text.slice(statementStart, pos));
       const target = resolve(dirname(file), fileName);
       const from = relative(SRC, file);
       const to = relative(SRC, target);

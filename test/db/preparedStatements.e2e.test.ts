@@ -40,7 +40,9 @@ describe('list statements on PostgreSQL', () => {
     const fromUrl = openDatabase(database.url); // …?options=-c search_path=<the test schema>
     try {
       const { rows } = await sql<{ zone: string; mode: string; payments: number }>`
-        select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(fromUrl.kysely);
+        select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(
+        fromUrl.kysely,
+      );
       expect(rows[0]).toEqual({ zone: 'UTC', mode: 'force_generic_plan', payments: 50 });
     } finally {
       await fromUrl.close();

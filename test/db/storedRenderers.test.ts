@@ -12,13 +12,38 @@ const storedMetadata = metadata.chain((m) => fc.constantFrom<string | Record<str
 const instant = fc.integer({ min: 0, max: 4_102_444_800_000 }).map((ms) => new Date(ms).toISOString());
 
 const paymentRow = fc.record({
-  id: text, tenant_id: text, account_id: text, amount: fc.integer(), currency: text, status: text, amount_refunded: fc.integer(),
-  method: text, card_brand: text, card_last4: text, card_exp_month: fc.integer(), card_exp_year: fc.integer(), card_fingerprint: text,
-  description: nullableText, reference: nullableText, failure_code: nullableText, failure_message: nullableText, metadata: storedMetadata,
-  captured_at: fc.option(instant, { nil: null }), created_at: instant, updated_at: instant,
+  id: text,
+  tenant_id: text,
+  account_id: text,
+  amount: fc.integer(),
+  currency: text,
+  status: text,
+  amount_refunded: fc.integer(),
+  method: text,
+  card_brand: text,
+  card_last4: text,
+  card_exp_month: fc.integer(),
+  card_exp_year: fc.integer(),
+  card_fingerprint: text,
+  description: nullableText,
+  reference: nullableText,
+  failure_code: nullableText,
+  failure_message: nullableText,
+  metadata: storedMetadata,
+  captured_at: fc.option(instant, { nil: null }),
+  created_at: instant,
+  updated_at: instant,
 });
 const accountRow = fc.record({
-  id: text, tenant_id: text, name: text, email: text, currency: text, status: text, metadata: storedMetadata, created_at: instant, updated_at: instant,
+  id: text,
+  tenant_id: text,
+  name: text,
+  email: text,
+  currency: text,
+  status: text,
+  metadata: storedMetadata,
+  created_at: instant,
+  updated_at: instant,
 });
 
 /**
@@ -28,14 +53,18 @@ const accountRow = fc.record({
  */
 describe('the stored representation of a record', () => {
   it('is what the live payment renderer writes, byte for byte', () => {
-    fc.assert(fc.property(paymentRow, (row) => {
-      expect(JSON.stringify(toPaymentResource(row))).toBe(JSON.stringify(storedRenderers.payments(row)));
-    }));
+    fc.assert(
+      fc.property(paymentRow, (row) => {
+        expect(JSON.stringify(toPaymentResource(row))).toBe(JSON.stringify(storedRenderers.payments(row)));
+      }),
+    );
   });
 
   it('is what the live account renderer writes, byte for byte', () => {
-    fc.assert(fc.property(accountRow, (row) => {
-      expect(JSON.stringify(toAccountResource(row))).toBe(JSON.stringify(storedRenderers.accounts(row)));
-    }));
+    fc.assert(
+      fc.property(accountRow, (row) => {
+        expect(JSON.stringify(toAccountResource(row))).toBe(JSON.stringify(storedRenderers.accounts(row)));
+      }),
+    );
   });
 });

@@ -53,8 +53,8 @@ describe('card numbers and CVCs leave no trace: not in the database, not in the 
         ? sqliteFiles(database.url)
         : JSON.stringify(
             await Promise.all(
-              ['accounts', 'payments', 'api_keys', 'idempotency_keys', 'tenants'].map(async (table) =>
-                (await sql`select row_to_json(t)::text as row from ${sql.table(table)} t`.execute(database.db.kysely)).rows,
+              ['accounts', 'payments', 'api_keys', 'idempotency_keys', 'tenants'].map(
+                async (table) => (await sql`select row_to_json(t)::text as row from ${sql.table(table)} t`.execute(database.db.kysely)).rows,
               ),
             ),
           );

@@ -22,9 +22,17 @@ describe('card payments and their lifecycle', () => {
     expect(status).toBe(201);
     expect(headers.location).toBe(`/v3/payments/${body.data.id}`);
     expect(body.data).toMatchObject({
-      account_id: accountId, amount: 2500, currency: 'EUR', status: 'succeeded', amount_refunded: 0, method: 'card',
+      account_id: accountId,
+      amount: 2500,
+      currency: 'EUR',
+      status: 'succeeded',
+      amount_refunded: 0,
+      method: 'card',
       card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2031 },
-      description: 'coffee beans', reference: 'ord_1', failure_code: null, metadata: { basket: '7' },
+      description: 'coffee beans',
+      reference: 'ord_1',
+      failure_code: null,
+      metadata: { basket: '7' },
     });
     expect(body.data.captured_at).toBe(body.data.created_at);
     expect(JSON.stringify(body)).not.toContain(CARDS.visa);
