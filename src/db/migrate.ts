@@ -10,6 +10,7 @@ import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
 import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
+import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -17,7 +18,7 @@ import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
  * renderers must render exactly this (test/db/storedRenderers.test.ts); changing them takes a
  * new migration that re-renders the stored rows and takes this place.
  */
-export const storedRenderers = resourceJsonMigration.renders;
+export const storedRenderers = { payments: refundReasonMigration.renders.payments, accounts: resourceJsonMigration.renders.accounts };
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -31,6 +32,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0008_counter_shards': counterShardsMigration(dialect),
     '0009_folded_text': foldedTextMigration(dialect),
     '0010_seed_runs': seedRunsMigration(dialect),
+    '0011_refund_reason': refundReasonMigration,
   };
 }
 

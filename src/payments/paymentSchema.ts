@@ -21,6 +21,7 @@ export const PaymentSchema = Type.Object(
     currency: Type.String(),
     status: StringEnum(PAYMENT_STATUSES),
     amount_refunded: Type.Integer(),
+    refund_reason: Nullable(Type.String({ description: 'The reason given with the latest refund that gave one' })),
     method: StringEnum(['card'] as const),
     card: CardSchema,
     description: NullableString,

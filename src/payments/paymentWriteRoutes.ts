@@ -99,7 +99,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
-        const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount);
+        const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount, request.body?.reason);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },

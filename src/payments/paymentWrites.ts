@@ -42,6 +42,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     currency: input.currency,
     status,
     amount_refunded: 0,
+    refund_reason: null,
     method: 'card',
     card_brand: card.brand,
     card_last4: card.last4,
@@ -119,7 +120,7 @@ export async function cancelPayment(write: Write, tenantId: string, id: string) 
   return save(write, row, { status });
 }
 
-export async function refundPayment(write: Write, tenantId: string, id: string, amount?: number) {
+export async function refundPayment(write: Write, tenantId: string, id: string, amount?: number, reason?: string) {
   const row = await lockPayment(write, tenantId, id);
   if (!nextStatus(row.status as PaymentStatus, 'refund_part')) throw illegal(row, 'refunded', 'refund_part');
   const left = row.amount - row.amount_refunded;
@@ -127,5 +128,5 @@ export async function refundPayment(write: Write, tenantId: string, id: string, 
   if (refund > left) throw validationProblem({ amount: [`must not exceed the ${left} left to refund`] });
   const refunded = row.amount_refunded + refund;
   const status = nextStatus(row.status as PaymentStatus, refunded === row.amount ? 'refund_rest' : 'refund_part')!;
-  return save(write, row, { status, amount_refunded: refunded });
+  return save(write, row, { status, amount_refunded: refunded, ...(reason !== undefined ? { refund_reason: reason } : {}) });
 }

@@ -31,6 +31,7 @@ const PAYMENT_COLUMNS = [
   'currency',
   'status',
   'amount_refunded',
+  'refund_reason',
   'method',
   'card_brand',
   'card_last4',

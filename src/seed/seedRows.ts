@@ -234,6 +234,7 @@ export function makePayment(
     currency,
     status,
     amount_refunded: amountRefunded,
+    refund_reason: null,
     method: 'card',
     card_brand: card.brand,
     card_last4: card.last4,
@@ -302,7 +303,7 @@ function json(value: string | null): string {
  * without building the resource object and parsing the metadata back, per row at 10M rows.
  */
 export function paymentResourceJson(row: Omit<SeedPayment, 'resource'>): string {
-  return `{"id":${json(row.id)},"account_id":${json(row.account_id)},"amount":${row.amount},"currency":${json(row.currency)},"status":${json(row.status)},"amount_refunded":${row.amount_refunded},"method":"card","card":{"brand":${json(row.card_brand)},"last4":${json(row.card_last4)},"exp_month":${row.card_exp_month},"exp_year":${row.card_exp_year},"fingerprint":${json(row.card_fingerprint)}},"description":${json(row.description)},"reference":${json(row.reference)},"failure_code":${json(row.failure_code)},"failure_message":${json(row.failure_message)},"metadata":${row.metadata},"captured_at":${json(row.captured_at)},"created_at":${json(row.created_at)},"updated_at":${json(row.updated_at)}}`;
+  return `{"id":${json(row.id)},"account_id":${json(row.account_id)},"amount":${row.amount},"currency":${json(row.currency)},"status":${json(row.status)},"amount_refunded":${row.amount_refunded},"refund_reason":${json(row.refund_reason)},"method":"card","card":{"brand":${json(row.card_brand)},"last4":${json(row.card_last4)},"exp_month":${row.card_exp_month},"exp_year":${row.card_exp_year},"fingerprint":${json(row.card_fingerprint)}},"description":${json(row.description)},"reference":${json(row.reference)},"failure_code":${json(row.failure_code)},"failure_message":${json(row.failure_message)},"metadata":${row.metadata},"captured_at":${json(row.captured_at)},"created_at":${json(row.created_at)},"updated_at":${json(row.updated_at)}}`;
 }
 
 export { DAY };

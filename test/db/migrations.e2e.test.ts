@@ -64,9 +64,13 @@ describe('migrations', () => {
         '0008_counter_shards',
         '0009_folded_text',
         '0010_seed_runs',
+        '0011_refund_reason',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
+      // 0011 spliced the new field into the stored text exactly where the renderer writes it.
+      expect(payment.resource).toBe(JSON.stringify(toPaymentResource(payment)));
+      expect(JSON.parse(payment.resource)).toMatchObject({ refund_reason: null });
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
       // Texts folded with the migration's own copy of the folding, which is the code's.
       const account = await db.kysely.selectFrom('accounts').selectAll().executeTakeFirstOrThrow();

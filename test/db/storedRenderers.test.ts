@@ -19,6 +19,7 @@ const paymentRow = fc.record({
   currency: text,
   status: text,
   amount_refunded: fc.integer(),
+  refund_reason: nullableText,
   method: text,
   card_brand: text,
   card_last4: text,
