@@ -107,7 +107,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolMax: Number(env.PG_POOL_MAX || 10),
     cardFingerprintSecret: env.CARD_FINGERPRINT_SECRET || 'dev-only-fingerprint-secret-change-me',
     redisUrl: env.REDIS_URL || undefined,
-    corsOrigins: (env.CORS_ORIGINS ?? '').split(',').map((o) => o.trim()).filter(Boolean),
+    corsOrigins: (env.CORS_ORIGINS ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
     limits: parseLimits(env),
     pgConnectTimeoutMs: wholeNumber(env, 'PG_CONNECT_TIMEOUT_MS', 5_000, 1),
     readyTimeoutMs: wholeNumber(env, 'READY_TIMEOUT_MS', 2_000, 1),

@@ -1,12 +1,7 @@
-/** The API's error body (RFC 9457 `application/problem+json`). */
-export interface ProblemBody {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  /** For 422: each invalid parameter or field with its messages. */
-  errors?: Record<string, string[]>;
-}
+/** The API's error body (RFC 9457 `application/problem+json`), as the server's schema has it. */
+import type { ProblemBody } from '../../src/core/problemSchema.ts';
+
+export type { ProblemBody };
 
 /** Thrown for every non-2xx answer: carries the problem body as the API sent it. */
 export class ApiProblem extends Error {

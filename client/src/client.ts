@@ -1,14 +1,6 @@
 import { ListRequest } from './listRequest.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
-import type {
-  Account,
-  AccountListParams,
-  CreateAccountInput,
-  CreatePaymentInput,
-  Payment,
-  PaymentListParams,
-  UpdateAccountInput,
-} from './types.ts';
+import type { Account, AccountListParams, CreateAccountInput, CreatePaymentInput, Payment, PaymentListParams, UpdateAccountInput } from './types.ts';
 
 type One<T> = { data: T };
 const id = (value: string) => encodeURIComponent(value);

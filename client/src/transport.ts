@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApiProblem, type ProblemBody } from './apiProblem.ts';
+import { RETRYABLE_STATUSES, RETRYABLE_TYPES } from './retryRules.ts';
 
 export interface RetryOptions {
   /** Total attempts per call, the first included (default 4). */
@@ -28,10 +29,6 @@ export interface CallOptions {
   /** Your own Idempotency-Key for a POST (one is generated otherwise); retries reuse it. */
   idempotencyKey?: string;
 }
-
-/** Statuses worth retrying: rate limited, unavailable, or a duplicate still being processed. */
-const RETRYABLE = new Set([429, 503]);
-const IN_FLIGHT = 'https://docs.payments.example/problems/idempotency-in-flight';
 
 export interface Response<T> {
   status: number;
@@ -84,7 +81,8 @@ export class Transport {
       const parsed = response.ok ? (text ? JSON.parse(text) : undefined) : parseLeniently(text);
       if (response.ok) return { status: response.status, body: parsed as T, headers: response.headers };
       const problem = toProblem(response.status, parsed);
-      const retryable = RETRYABLE.has(response.status) || (response.status === 409 && problem.type === IN_FLIGHT);
+      // Rate limited, unavailable, or a duplicate still being processed (retryRules.ts, from the server's problem catalog).
+      const retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_TYPES.has(problem.type);
       if (!retryable || attempt >= this.attempts) throw new ApiProblem(problem, response.headers.get('x-request-id') ?? undefined);
       await this.sleep(this.delay(response.headers.get('retry-after'), attempt));
     }

@@ -4,41 +4,22 @@ import type { Account } from '../../src/accounts/accountSchema.ts';
 import type { Payment } from '../../src/payments/paymentSchema.ts';
 import type { CreateAccountInput, UpdateAccountInput } from '../../src/accounts/accountWriteSchemas.ts';
 import type { CreatePaymentInput } from '../../src/payments/paymentWriteSchemas.ts';
-import type { Envelope } from '../../src/pagination/buildEnvelope.ts';
+import type { Envelope } from '../../src/pagination/envelopeSchema.ts';
+import type { accountListSpec } from '../../src/accounts/accountListSpec.ts';
+import type { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
+import type { FiltersOf, Range, SortFieldOf } from '../../src/listing/listSpec.ts';
 
 export type { Account, Payment, CreateAccountInput, UpdateAccountInput, CreatePaymentInput };
 
 /** One page: the API's envelope (`data`, `links`, `meta`). */
 export type Page<T> = Envelope<T>;
 
-type OneOrMany<T> = T | readonly T[];
-/** `filter[field][gte|gt|lte|lt]`. */
-export interface Range<T> {
-  gte?: T;
-  gt?: T;
-  lte?: T;
-  lt?: T;
-}
 type Instant = string | Date;
 
-export interface AccountFilter {
-  status?: OneOrMany<Account['status']>;
-  currency?: OneOrMany<string>;
-  email?: string;
-  name?: string;
-  created_at?: Range<Instant>;
-}
-
-export interface PaymentFilter {
-  status?: OneOrMany<Payment['status']>;
-  currency?: OneOrMany<string>;
-  account_id?: OneOrMany<string>;
-  card_brand?: OneOrMany<Payment['card']['brand']>;
-  card_last4?: OneOrMany<string>;
-  reference?: string;
-  amount?: Range<number>;
-  created_at?: Range<Instant>;
-}
+/** Filters and sort fields come from the server's list specs: what it accepts is what the types allow. */
+export type AccountFilter = FiltersOf<typeof accountListSpec, Instant>;
+export type PaymentFilter = FiltersOf<typeof paymentListSpec, Instant>;
+export type { Range };
 
 /** `field` or `-field` (descending), comma-separated for several keys. */
 export type Sort<F extends string> = `${'' | '-'}${F}` | `${'' | '-'}${F},${string}`;
@@ -52,5 +33,5 @@ export interface ListParams<Filter, SortField extends string> {
   page?: number;
 }
 
-export type AccountListParams = ListParams<AccountFilter, 'created_at' | 'name'>;
-export type PaymentListParams = ListParams<PaymentFilter, 'created_at' | 'amount'>;
+export type AccountListParams = ListParams<AccountFilter, SortFieldOf<typeof accountListSpec>>;
+export type PaymentListParams = ListParams<PaymentFilter, SortFieldOf<typeof paymentListSpec>>;

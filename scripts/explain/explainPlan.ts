@@ -16,7 +16,22 @@ export interface PlanVerdict {
   residualFilter: boolean;
 }
 
-const COLUMNS = new Set(['tenant_id', 'account_id', 'status', 'currency', 'card_brand', 'card_last4', 'reference', 'amount', 'created_at', 'id', 'name', 'email', 'name_folded', 'email_folded']);
+const COLUMNS = new Set([
+  'tenant_id',
+  'account_id',
+  'status',
+  'currency',
+  'card_brand',
+  'card_last4',
+  'reference',
+  'amount',
+  'created_at',
+  'id',
+  'name',
+  'email',
+  'name_folded',
+  'email_folded',
+]);
 
 /** The list columns a printed index condition names (either dialect's spelling). */
 function columnsOf(condition: string): string[] {

@@ -77,7 +77,12 @@ export const LIST_SHAPES: ListShape[] = [
   accounts('filter[name]=ada', false),
 ];
 
-const SAMPLE_VALUES: Record<string, string | number> = { created_at: '2026-01-01T00:00:00.000Z', amount: 1000, name: 'm', id: 'pay_01JDQ7ZK3V6M8Y2W4T9N5R1B0C' };
+const SAMPLE_VALUES: Record<string, string | number> = {
+  created_at: '2026-01-01T00:00:00.000Z',
+  amount: 1000,
+  name: 'm',
+  id: 'pay_01JDQ7ZK3V6M8Y2W4T9N5R1B0C',
+};
 
 function parsedQuery(shape: ListShape) {
   const spec = shape.table === 'payments' ? paymentListSpec : accountListSpec;
@@ -93,17 +98,31 @@ export function boundColumns(shape: ListShape): string[] {
  * Each query of a shape: its total (maintained count or count(*)), its page by every strategy
  * (from either end of the list), a skip hop, and the bucket counts a deep page reads.
  */
-export function shapeQueries(db: Kysely<Database>, tenantId: string, shape: ListShape, dialect: Dialect): Array<{ label: string; strategy?: string; query: Compilable }> {
+export function shapeQueries(
+  db: Kysely<Database>,
+  tenantId: string,
+  shape: ListShape,
+  dialect: Dialect,
+): Array<{ label: string; strategy?: string; query: Compilable }> {
   const query = parsedQuery(shape);
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
   const slice = countedSlice(shape.table, scope, query);
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [
-    slice ? { label: 'total (list_counts)', query: countedTotalSelect(db, tenantId, shape.table, slice) } : { label: 'total (count)', query: countSelect(db, shape.table, scope, query) },
+    slice
+      ? { label: 'total (list_counts)', query: countedTotalSelect(db, tenantId, shape.table, slice) }
+      : { label: 'total (count)', query: countSelect(db, shape.table, scope, query) },
   ];
-  for (const [end, q] of [['', query], ['-from-end', reversed(query)]] as const) {
+  for (const [end, q] of [
+    ['', query],
+    ['-from-end', reversed(query)],
+  ] as const) {
     out.push({ label: `offset${end}`, strategy: `offset${end}`, query: offsetPageSelect(db, shape.table, scope, q, 100, 100) });
-    out.push({ label: `deferred-join${end}`, strategy: `deferred-join${end}`, query: deferredJoinPageSelect(db, shape.table, scope, q, DEFERRED_JOIN_FROM * 10, 100) });
+    out.push({
+      label: `deferred-join${end}`,
+      strategy: `deferred-join${end}`,
+      query: deferredJoinPageSelect(db, shape.table, scope, q, DEFERRED_JOIN_FROM * 10, 100),
+    });
     out.push({ label: `skip-hops${end} (one hop)`, strategy: `skip-hops${end}`, query: hopSelect(db, shape.table, scope, q, boundary, 10_000) });
     out.push({ label: `skip-hops${end} (the page)`, strategy: `skip-hops${end}`, query: afterBoundarySelect(db, shape.table, scope, q, boundary, 100) });
     // Bucketed lists: the bucket counts, the page's first row and the page, in one statement.

@@ -107,7 +107,12 @@ class Latencies {
 async function memoryOf(origin: string, probe: () => { liveHeapMb: number; externalMb: number } | undefined) {
   const text = (await call(origin, '', { method: 'GET', path: '/metrics' })).body;
   const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024;
-  return { rssMb: metric('process_resident_memory_bytes'), heapMb: metric('nodejs_heap_size_used_bytes'), liveMb: probe()?.liveHeapMb ?? NaN, externalMb: probe()?.externalMb ?? NaN };
+  return {
+    rssMb: metric('process_resident_memory_bytes'),
+    heapMb: metric('nodejs_heap_size_used_bytes'),
+    liveMb: probe()?.liveHeapMb ?? NaN,
+    externalMb: probe()?.externalMb ?? NaN,
+  };
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
@@ -117,8 +122,12 @@ const dataset = await createSoakDataset(dialect, Number(values.accounts), Number
 const server = await startSoakServer(dataset.url, values['heap-snapshots']);
 log(`server ${server.origin}; ${values.minutes} min, concurrency ${concurrency}, ${rate > 0 ? `${rate} req/s` : 'unthrottled'}, warm-up ${warmupMs / 1000} s`);
 try {
-  const accounts = JSON.parse((await call(server.origin, dataset.key, { method: 'GET', path: '/v3/accounts?per_page=200&filter[status]=active' })).body).data.map((a: { id: string }) => a.id);
-  const payments = JSON.parse((await call(server.origin, dataset.key, { method: 'GET', path: '/v3/payments?per_page=500&sort=-amount' })).body).data.map((p: { id: string }) => p.id);
+  const accounts = JSON.parse(
+    (await call(server.origin, dataset.key, { method: 'GET', path: '/v3/accounts?per_page=200&filter[status]=active' })).body,
+  ).data.map((a: { id: string }) => a.id);
+  const payments = JSON.parse((await call(server.origin, dataset.key, { method: 'GET', path: '/v3/payments?per_page=500&sort=-amount' })).body).data.map(
+    (p: { id: string }) => p.id,
+  );
   const traffic = new SoakTraffic(accounts, payments, mulberry32(7));
   const latencies = new Latencies();
   const errors: string[] = [];
@@ -163,7 +172,9 @@ try {
   const atStart = await memoryOf(server.origin, server.lastProbe);
   if (values['heap-snapshots']) server.snapshot();
   const warmIndex = latencies.length;
-  log(`after warm-up (${fmt(warmupMs / 1000, 0)} s): requests ${latencies.length}, errors ${errorCount}, RSS ${fmt(atStart.rssMb)} MB, heap used ${fmt(atStart.heapMb)} MB, live heap after GC ${fmt(atStart.liveMb)} MB`);
+  log(
+    `after warm-up (${fmt(warmupMs / 1000, 0)} s): requests ${latencies.length}, errors ${errorCount}, RSS ${fmt(atStart.rssMb)} MB, heap used ${fmt(atStart.heapMb)} MB, live heap after GC ${fmt(atStart.liveMb)} MB`,
+  );
   const points: Array<{ minute: number; rssMb: number; liveMb: number }> = [{ minute: warmupMs / 60_000, rssMb: atStart.rssMb, liveMb: atStart.liveMb }];
   const interval = (durationMs - warmupMs) / samples;
   let windowStart = latencies.length;
@@ -174,7 +185,9 @@ try {
     windowStart = latencies.length;
     const minute = (performance.now() - started) / 60_000;
     points.push({ minute, rssMb: memory.rssMb, liveMb: memory.liveMb });
-    log(`t=${fmt(minute)} min: requests ${latencies.length}, errors ${errorCount}, last window p50 ${fmt(window.p50)} ms p99 ${fmt(window.p99)} ms, RSS ${fmt(memory.rssMb)} MB, heap used ${fmt(memory.heapMb)} MB, live heap after GC ${fmt(memory.liveMb)} MB, external ${fmt(memory.externalMb)} MB`);
+    log(
+      `t=${fmt(minute)} min: requests ${latencies.length}, errors ${errorCount}, last window p50 ${fmt(window.p50)} ms p99 ${fmt(window.p99)} ms, RSS ${fmt(memory.rssMb)} MB, heap used ${fmt(memory.heapMb)} MB, live heap after GC ${fmt(memory.liveMb)} MB, external ${fmt(memory.externalMb)} MB`,
+    );
   }
   await Promise.all(workers);
   if (values['heap-snapshots']) {
@@ -197,8 +210,18 @@ try {
   log(`RESULT ${dialect}: ${fmt(seconds / 60)} min, ${all.count} requests (${fmt(all.count / seconds, 0)} req/s), errors ${errorCount}`);
   log(`  latency all: p50 ${fmt(all.p50)} ms, p99 ${fmt(all.p99)} ms; after warm-up: p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`);
   log(`  memory after warm-up: RSS ${fmt(atStart.rssMb)} MB, heap used ${fmt(atStart.heapMb)} MB, live heap after GC ${fmt(atStart.liveMb)} MB`);
-  log(`  memory at end:        RSS ${fmt(atEnd.rssMb)} MB, heap used ${fmt(atEnd.heapMb)} MB, live heap after GC ${fmt(atEnd.liveMb)} MB, external ${fmt(atEnd.externalMb)} MB (after warm-up ${fmt(atStart.externalMb)} MB)`);
-  log(`  RSS change ${fmt(atEnd.rssMb - atStart.rssMb)} MB (${fmt(((atEnd.rssMb - atStart.rssMb) / atStart.rssMb) * 100)} %), trend ${fmt(slopeOf((p) => p.rssMb), 2)} MB/min; live heap change ${fmt(atEnd.liveMb - atStart.liveMb)} MB, trend ${fmt(slopeOf((p) => p.liveMb), 2)} MB/min (${points.length} samples)`);
+  log(
+    `  memory at end:        RSS ${fmt(atEnd.rssMb)} MB, heap used ${fmt(atEnd.heapMb)} MB, live heap after GC ${fmt(atEnd.liveMb)} MB, external ${fmt(atEnd.externalMb)} MB (after warm-up ${fmt(atStart.externalMb)} MB)`,
+  );
+  log(
+    `  RSS change ${fmt(atEnd.rssMb - atStart.rssMb)} MB (${fmt(((atEnd.rssMb - atStart.rssMb) / atStart.rssMb) * 100)} %), trend ${fmt(
+      slopeOf((p) => p.rssMb),
+      2,
+    )} MB/min; live heap change ${fmt(atEnd.liveMb - atStart.liveMb)} MB, trend ${fmt(
+      slopeOf((p) => p.liveMb),
+      2,
+    )} MB/min (${points.length} samples)`,
+  );
   log(`  mix: ${[...byKind].map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const e of errors) log(`  error: ${e}`);
   process.exitCode = errorCount > 0 ? 1 : 0;

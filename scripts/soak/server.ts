@@ -27,7 +27,7 @@ export async function startSoakServer(databaseUrl: string, heapSnapshots = false
     cwd: heapSnapshots ? resolve('data/soak') : process.cwd(),
     onStderrLine(line) {
       const match = /^\[gc-probe\] (.*)$/.exec(line);
-      if (!match) return void process.stderr.write(line + '\n');
+      if (!match) return void process.stderr.write(`${line}\n`);
       const m = JSON.parse(match[1]) as { heapUsed: number; rss: number; external: number };
       probe = { liveHeapMb: m.heapUsed / 1024 / 1024, rssMb: m.rss / 1024 / 1024, externalMb: m.external / 1024 / 1024 };
     },

@@ -50,17 +50,38 @@ export class SoakTraffic {
       const link = new URL(this.nextLinks.shift()!);
       return { method: 'GET', path: link.pathname + link.search, expect: 200, kind: 'walk next', after: (b) => this.remember(b) };
     }
-    if (roll < 0.42) return { method: 'GET', path: `/v3/accounts/${this.pick(this.accountIds)}/payments?per_page=${this.pick(PER_PAGE)}&page=${1 + Math.floor(this.random() * 5)}&sort=${this.pick(SORTS)}`, expect: 200, kind: 'account list' };
-    if (roll < 0.45) return { method: 'GET', path: `/v3/accounts?per_page=25&page=${1 + Math.floor(this.random() * 4)}&sort=-name`, expect: 200, kind: 'accounts list' };
+    if (roll < 0.42)
+      return {
+        method: 'GET',
+        path: `/v3/accounts/${this.pick(this.accountIds)}/payments?per_page=${this.pick(PER_PAGE)}&page=${1 + Math.floor(this.random() * 5)}&sort=${this.pick(SORTS)}`,
+        expect: 200,
+        kind: 'account list',
+      };
+    if (roll < 0.45)
+      return { method: 'GET', path: `/v3/accounts?per_page=25&page=${1 + Math.floor(this.random() * 4)}&sort=-name`, expect: 200, kind: 'accounts list' };
     if (roll < 0.58) return { method: 'GET', path: `/v3/payments/${this.pick(this.paymentIds)}`, expect: 200, kind: 'read' };
     if (roll < 0.6) return { method: 'GET', path: `/v3/accounts/${this.pick(this.accountIds)}`, expect: 200, kind: 'read account' };
     if (roll < 0.7 && this.authorized.length) {
       const id = this.authorized.shift()!;
-      return { method: 'POST', path: `/v3/payments/${id}/capture`, idempotencyKey: `soak-cap-${id}`, expect: 200, kind: 'capture', after: (b) => this.refundable.push({ id, amount: b.data.amount }) };
+      return {
+        method: 'POST',
+        path: `/v3/payments/${id}/capture`,
+        idempotencyKey: `soak-cap-${id}`,
+        expect: 200,
+        kind: 'capture',
+        after: (b) => this.refundable.push({ id, amount: b.data.amount }),
+      };
     }
     if (roll < 0.78 && this.refundable.length) {
       const { id, amount } = this.refundable.shift()!;
-      return { method: 'POST', path: `/v3/payments/${id}/refunds`, body: { amount: Math.max(1, Math.floor(amount / 2)) }, idempotencyKey: `soak-ref-${id}`, expect: 200, kind: 'refund' };
+      return {
+        method: 'POST',
+        path: `/v3/payments/${id}/refunds`,
+        body: { amount: Math.max(1, Math.floor(amount / 2)) },
+        idempotencyKey: `soak-ref-${id}`,
+        expect: 200,
+        kind: 'refund',
+      };
     }
     if (roll < 0.8 && this.recentCreates.length) {
       const replay = this.recentCreates[Math.floor(this.random() * this.recentCreates.length)];

@@ -2,7 +2,7 @@ import type { ListSpec } from '../listing/listSpec.ts';
 
 export const ACCOUNT_STATUSES = ['active', 'suspended', 'closed'] as const;
 
-export const accountListSpec: ListSpec = {
+export const accountListSpec = {
   name: 'accounts',
   filters: {
     status: { kind: 'enum', values: ACCOUNT_STATUSES, column: 'status' },
@@ -13,4 +13,4 @@ export const accountListSpec: ListSpec = {
   },
   sorts: { created_at: 'created_at', name: 'name' },
   defaultSort: 'created_at',
-};
+} as const satisfies ListSpec;

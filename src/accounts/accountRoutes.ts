@@ -1,34 +1,35 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
-import { listHandler } from '../listing/listRoute.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
+import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
-import { findAccount, listAccounts } from './accountQueries.ts';
-import { toAccountResource } from './accountResource.ts';
+import { findAccount } from './accountQueries.ts';
+import { sendStoredResource } from '../listing/sendStoredResource.ts';
 import { AccountSchema } from './accountSchema.ts';
 
 export const AccountParams = Type.Object({ account: Type.String() });
 
-export function registerAccountRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+export function registerAccountRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.get('/v3/accounts', {
-    config: { scope: 'read', listSpec: accountListSpec },
+    config: { scope: 'read', ...listRouteConfig(accountListSpec) },
     schema: {
       summary: 'List accounts',
       tags: ['accounts'],
       querystring: listQuerySchema(accountListSpec),
       response: { 200: EnvelopeSchema(AccountSchema) },
     },
-    handler: listHandler(accountListSpec, publicUrl, async (request, query, paging) => {
-      return listAccounts(lists, request.caller.tenantId, query, paging);
-    }),
+    handler: listHandler({ lists, table: 'accounts', spec: accountListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
   });
 
-  app.get<{ Params: { account: string } }>('/v3/accounts/:account', {
+  app.get('/v3/accounts/:account', {
     config: { scope: 'read' },
     schema: {
       summary: 'Get one account',
@@ -36,11 +37,11 @@ export function registerAccountRoutes(app: FastifyInstance, db: Db, lists: ListC
       params: AccountParams,
       response: { 200: ResourceSchema(AccountSchema) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const id = request.params.account;
       const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
       if (!row) throw notFound(`No account ${id}.`);
-      return { data: toAccountResource(row) };
+      return sendStoredResource(reply, row.resource);
     },
   });
 }

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { ACCOUNT_STATUSES } from './accountListSpec.ts';
-import { StringEnum } from '../http/schemaTypes.ts';
+import { StringEnum } from '../core/schemaTypes.ts';
 
 export const Metadata = Type.Record(Type.String(), Type.String(), { description: 'string → string, at most 50 keys' });
 

@@ -1,22 +1,26 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
+import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from './accountRoutes.ts';
 import { toAccountResource } from './accountResource.ts';
 import { AccountSchema } from './accountSchema.ts';
-import { CreateAccountBody, UpdateAccountBody, type CreateAccountInput, type UpdateAccountInput } from './accountWriteSchemas.ts';
+import { CreateAccountBody, UpdateAccountBody } from './accountWriteSchemas.ts';
 import { createAccount, deleteAccount, updateAccount } from './accountWrites.ts';
 
-export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret: string): void {
+export function registerAccountWriteRoutes(fastify: FastifyInstance, db: Db, secret: string): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const accountId = (id: string) => {
     if (!isIdOf('acc', id)) throw notFound(`No account ${id}.`);
     return id;
   };
 
-  app.post<{ Body: CreateAccountInput }>('/v3/accounts', {
+  app.post('/v3/accounts', {
     config: { scope: 'write' },
     schema: {
       summary: 'Create an account',
@@ -25,13 +29,13 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
       response: { 201: ResourceSchema(AccountSchema) },
     },
     handler: (request, reply) =>
-      idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await createAccount(trx, db.dialect, request.caller.tenantId, request.body);
+      idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await createAccount(write, request.caller.tenantId, request.body);
         return { status: 201, body: { data: toAccountResource(row) }, location: `/v3/accounts/${row.id}` };
       }),
   });
 
-  app.patch<{ Params: { account: string }; Body: UpdateAccountInput }>('/v3/accounts/:account', {
+  app.patch('/v3/accounts/:account', {
     config: { scope: 'write' },
     schema: {
       summary: 'Change an account (name, email, status, metadata); close it with status=closed',
@@ -42,17 +46,17 @@ export function registerAccountWriteRoutes(app: FastifyInstance, db: Db, secret:
     },
     handler: async (request) => {
       const id = accountId(request.params.account);
-      const row = await db.kysely.transaction().execute((trx) => updateAccount(trx, db.dialect, request.caller.tenantId, id, request.body));
+      const row = await inWriteTransaction(db, (write) => updateAccount(write, request.caller.tenantId, id, request.body));
       return { data: toAccountResource(row) };
     },
   });
 
-  app.delete<{ Params: { account: string } }>('/v3/accounts/:account', {
+  app.delete('/v3/accounts/:account', {
     config: { scope: 'write' },
     schema: { summary: 'Delete an account without payments', tags: ['accounts'], params: AccountParams },
     handler: async (request, reply) => {
       const id = accountId(request.params.account);
-      await db.kysely.transaction().execute((trx) => deleteAccount(trx, db.dialect, request.caller.tenantId, id));
+      await inWriteTransaction(db, (write) => deleteAccount(write, request.caller.tenantId, id));
       return reply.code(204).send();
     },
   });

@@ -20,7 +20,10 @@ export function hashApiKey(key: string): string {
 }
 
 export function parseScopes(text: string): Scope[] | undefined {
-  const scopes = text.split(',').map((s) => s.trim()).filter(Boolean);
+  const scopes = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (scopes.length === 0 || !scopes.every((s) => (SCOPES as readonly string[]).includes(s))) return undefined;
   return [...new Set(scopes)] as Scope[];
 }

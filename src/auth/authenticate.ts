@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { forbidden, unauthorized } from '../http/problem.ts';
+import { forbidden, unauthorized } from '../core/problem.ts';
 import { hashApiKey, type Scope } from './apiKey.ts';
 import { findActiveKeyByHash } from './tenantQueries.ts';
 

@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { newId } from '../ids/resourceId.ts';
+import { newId } from '../core/resourceId.ts';
 import { generateApiKey, type Scope } from './apiKey.ts';
 
 export async function findTenantByName(db: Kysely<Database>, name: string) {
@@ -46,10 +46,5 @@ export async function createApiKey(db: Kysely<Database>, tenantId: string, scope
 }
 
 export async function findActiveKeyByHash(db: Kysely<Database>, hash: string) {
-  return db
-    .selectFrom('api_keys')
-    .select(['tenant_id', 'scopes', 'key_hash'])
-    .where('key_hash', '=', hash)
-    .where('revoked_at', 'is', null)
-    .executeTakeFirst();
+  return db.selectFrom('api_keys').select(['tenant_id', 'scopes', 'key_hash']).where('key_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
 }

@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config.ts';
 import { serveClusterMetrics } from '../metrics/clusterMetrics.ts';
-import { openConfiguredDatabase, prepareDatabase, printBanner } from './serve.ts';
+import { openConfiguredDatabase, prepareDatabase, printBanner } from './startup.ts';
 
 /** A worker dying this soon after its start, this many times in a row, means something is broken: give up. */
 const CRASH_WINDOW_MS = 10_000;

@@ -50,7 +50,9 @@ export function seedReporter(stream: NodeJS.WriteStream = process.stderr): SeedR
       const m = measure(p);
       const phase = p.accounts.done < p.accounts.total ? 'accounts' : 'payments';
       if (starting && (p.before.accounts || p.before.payments)) {
-        stream.write(`continuing an interrupted seed run: ${whole(p.before.accounts)} of ${whole(p.accounts.total)} accounts and ${whole(p.before.payments)} of ${whole(p.payments.total)} payments were already in\n`);
+        stream.write(
+          `continuing an interrupted seed run: ${whole(p.before.accounts)} of ${whole(p.accounts.total)} accounts and ${whole(p.before.payments)} of ${whole(p.payments.total)} payments were already in\n`,
+        );
       }
       if (stream.isTTY) {
         if (!bar) {

@@ -27,7 +27,12 @@ const send = (message: SeedWorkerMessage) => port.postMessage(message);
 const db = openDatabase(databaseUrl, { poolMax });
 try {
   await migrateToLatest(db.kysely, db.dialect);
-  const result = await seedTenant(db, { ...options, until: new Date(options.until), signal: stop.signal, onProgress: (progress) => send({ type: 'progress', progress }) });
+  const result = await seedTenant(db, {
+    ...options,
+    until: new Date(options.until),
+    signal: stop.signal,
+    onProgress: (progress) => send({ type: 'progress', progress }),
+  });
   send({ type: 'result', result });
 } catch (error) {
   const e = error instanceof Error ? error : new Error(String(error));

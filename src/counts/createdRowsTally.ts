@@ -1,5 +1,5 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
-import { slicesOf, valueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
+import { slicesOf, sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
 
 interface SliceTally {
@@ -38,7 +38,7 @@ export class CreatedRowsTally {
     let byStatus = this.#payments.get(p.account_id);
     if (!byStatus) this.#payments.set(p.account_id, (byStatus = new Map()));
     add(byStatus, p.status, 1);
-    for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = valueOf(p, BUCKETED_COLUMNS[c]);
+    for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = sortValueOf(p, BUCKETED_COLUMNS[c]);
     for (const slice of slicesOf(p)) {
       const key = `${slice.accountId}\u0000${slice.status}`;
       let tally = this.#slices.get(key);
@@ -70,7 +70,9 @@ export class CreatedRowsTally {
     // The global order (listBuckets.ts): sort key, level, account, status, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
     for (const { sortKey, c } of columns) {
-      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort((a, b) => a - b);
+      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort(
+        (a, b) => a - b,
+      );
       for (const levelNumber of levelNumbers) {
         for (const slice of slices) {
           const levels = bucketLevels(sortKey, slice.kind);
@@ -81,7 +83,18 @@ export class CreatedRowsTally {
           for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
           for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
             const n = counts.get(bucket)!;
-            if (n !== 0) yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: levelNumber, account_id: slice.accountId, status: slice.status, bucket, shard, n };
+            if (n !== 0)
+              yield {
+                tenant_id: tenantId,
+                list: 'payments',
+                sort_key: sortKey,
+                level: levelNumber,
+                account_id: slice.accountId,
+                status: slice.status,
+                bucket,
+                shard,
+                n,
+              };
           }
         }
       }

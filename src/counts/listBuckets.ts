@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListBucketTable } from '../db/schema.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
+import { BUCKETED_SLICES } from './countedSlices.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
 /** Where a payment sits in every bucketed order: what a write changes. */
@@ -20,17 +21,13 @@ export interface BucketDelta {
   delta: number;
 }
 
-/** The slices a payment is bucketed in: the tenant's whole list, by status, and by account ('' = all). */
+/** The slices a payment is bucketed in (countedSlices.ts; '' = all). */
 export function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
-  return [
-    { accountId: '', status: '', kind: 'tenant' },
-    { accountId: '', status: p.status, kind: 'tenant' },
-    { accountId: p.account_id, status: '', kind: 'account' },
-  ];
+  return BUCKETED_SLICES.map((s) => ({ accountId: s.byAccount ? p.account_id : '', status: s.byStatus ? p.status : '', kind: s.kind }));
 }
 
 /** A payment's value of a bucketed sort key (created_at as epoch ms). */
-export function valueOf(p: PaymentPosition, column: BucketedColumn): number {
+export function sortValueOf(p: PaymentPosition, column: BucketedColumn): number {
   return column === 'created_at' ? Date.parse(p.created_at) : p.amount;
 }
 
@@ -39,7 +36,7 @@ function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
   for (const slice of slicesOf(p)) {
     for (const sortKey of BUCKETED_COLUMNS) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
-        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(valueOf(p, sortKey)), delta });
+        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(sortValueOf(p, sortKey)), delta });
       }
     }
   }
@@ -60,7 +57,17 @@ export type BucketRow = Omit<ListBucketTable, 'shard'> & { shard: number };
 
 /** The list_buckets rows (of one shard) deltas add to: one per bucket, zeros dropped, in the global order. */
 export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): BucketRow[] {
-  return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: 'payments', sort_key: d.sortKey, level: d.level, account_id: d.accountId, status: d.status, bucket: d.bucket, shard, n: d.delta }));
+  return mergeDeltas(deltas, keyOf).map((d) => ({
+    tenant_id: tenantId,
+    list: 'payments',
+    sort_key: d.sortKey,
+    level: d.level,
+    account_id: d.accountId,
+    status: d.status,
+    bucket: d.bucket,
+    shard,
+    n: d.delta,
+  }));
 }
 
 /**
@@ -76,7 +83,9 @@ export async function adjustBuckets(trx: Transaction<Database>, tenantId: string
     await trx
       .insertInto('list_buckets')
       .values(rows.slice(i, i + 1000))
-      .onConflict((oc) => oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }))
+      .onConflict((oc) =>
+        oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }),
+      )
       .execute();
   }
 }
@@ -88,18 +97,13 @@ export async function adjustBuckets(trx: Transaction<Database>, tenantId: string
 export async function rebuildBuckets(db: Kysely<Database> | Transaction<Database>, dialect: Dialect, tenantId?: string): Promise<void> {
   const only = tenantId === undefined ? sql`` : sql`where tenant_id = ${tenantId}`;
   await sql`delete from list_buckets ${only}`.execute(db);
-  const slices: Array<{ kind: SliceKind; account: string; status: string }> = [
-    { kind: 'tenant', account: "''", status: "''" },
-    { kind: 'tenant', account: "''", status: 'status' },
-    { kind: 'account', account: 'account_id', status: "''" },
-  ];
   for (const sortKey of BUCKETED_COLUMNS) {
-    for (const slice of slices) {
+    for (const slice of BUCKETED_SLICES) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
         const bucket = sql.raw(level.sql(dialect));
-        const groups = [sql.ref('tenant_id'), ...(slice.account === 'account_id' ? [sql.ref('account_id')] : []), ...(slice.status === 'status' ? [sql.ref('status')] : []), bucket];
+        const groups = [sql.ref('tenant_id'), ...(slice.byAccount ? [sql.ref('account_id')] : []), ...(slice.byStatus ? [sql.ref('status')] : []), bucket];
         await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n)
-          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${sql.raw(slice.account)}, ${sql.raw(slice.status)}, ${bucket}, count(*)
+          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${slice.byAccount ? sql`account_id` : sql`''`}, ${slice.byStatus ? sql`status` : sql`''`}, ${bucket}, count(*)
           from payments ${only}
           group by ${sql.join(groups)}`.execute(db);
       }

@@ -2,8 +2,9 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListCountTable } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
+import { COUNTED_SLICES, type CountedList } from './countedSlices.ts';
 
-export type CountedList = 'payments' | 'accounts';
+export type { CountedList } from './countedSlices.ts';
 
 /** One counted slice; '' means "all" for account and status. */
 export interface CountKey {
@@ -16,21 +17,17 @@ export interface CountDelta extends CountKey {
   delta: number;
 }
 
-/** The slices one payment is counted in. */
+/** The slices one record is counted in (countedSlices.ts). */
+function countKeys(list: CountedList, accountId: string, status: string): CountKey[] {
+  return COUNTED_SLICES[list].map((s) => ({ list, accountId: s.byAccount ? accountId : '', status: s.byStatus ? status : '' }));
+}
+
 export function paymentCountKeys(accountId: string, status: string): CountKey[] {
-  return [
-    { list: 'payments', accountId: '', status: '' },
-    { list: 'payments', accountId: '', status },
-    { list: 'payments', accountId, status: '' },
-    { list: 'payments', accountId, status },
-  ];
+  return countKeys('payments', accountId, status);
 }
 
 export function accountCountKeys(status: string): CountKey[] {
-  return [
-    { list: 'accounts', accountId: '', status: '' },
-    { list: 'accounts', accountId: '', status },
-  ];
+  return countKeys('accounts', '', status);
 }
 
 /** Deltas for moving one record between statuses (slices that do not change cancel out). */
@@ -84,12 +81,11 @@ export async function countedTotal(db: Kysely<Database>, tenantId: string, list:
 export async function recountTenant(trx: Transaction<Database>, dialect: Dialect, tenantId: string): Promise<void> {
   await rebuildBuckets(trx, dialect, tenantId);
   await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
-  for (const [accountId, status] of [[sql`''`, sql`''`], [sql`account_id`, sql`''`], [sql`''`, sql`status`], [sql`account_id`, sql`status`]]) {
-    await sql`insert into list_counts (tenant_id, list, account_id, status, n)
-      select tenant_id, 'payments', ${accountId}, ${status}, count(*) from payments where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
-  }
-  for (const status of [sql`''`, sql`status`]) {
-    await sql`insert into list_counts (tenant_id, list, account_id, status, n)
-      select tenant_id, 'accounts', '', ${status}, count(*) from accounts where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
+  for (const list of ['payments', 'accounts'] as const) {
+    for (const { byAccount, byStatus } of COUNTED_SLICES[list]) {
+      await sql`insert into list_counts (tenant_id, list, account_id, status, n)
+        select tenant_id, ${sql.lit(list)}, ${byAccount ? sql`account_id` : sql`''`}, ${byStatus ? sql`status` : sql`''`}, count(*)
+        from ${sql.table(list)} where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
+    }
   }
 }

@@ -45,9 +45,7 @@ function timeLevel(level: number, seconds: number, childSeconds?: number): Bucke
     high: (bucket) => (bucket + 1) * width,
     // Whole seconds are enough: every width is a whole number of seconds.
     sql: (dialect) =>
-      dialect === 'postgres'
-        ? `floor(extract(epoch from created_at) / ${seconds})::bigint`
-        : `(cast(strftime('%s', created_at) as integer) / ${seconds})`,
+      dialect === 'postgres' ? `floor(extract(epoch from created_at) / ${seconds})::bigint` : `(cast(strftime('%s', created_at) as integer) / ${seconds})`,
     lowSql: (b, dialect) => instantSql(`cast(${b} as bigint) * ${seconds}`, dialect),
     highSql: (b, dialect) => instantSql(`(cast(${b} as bigint) + 1) * ${seconds}`, dialect),
     childrenSql: (b) => [`cast(${b} as bigint) * ${per}`, `cast(${b} as bigint) * ${per} + ${per - 1}`],

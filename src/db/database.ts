@@ -120,7 +120,12 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
-    return wrap(kysely, { dialect: 'postgres', pool }, options, () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount, max: pool.options.max ?? 10 }));
+    return wrap(kysely, { dialect: 'postgres', pool }, options, () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max: pool.options.max ?? 10,
+    }));
   }
   const path = sqlitePathOf(databaseUrl);
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);

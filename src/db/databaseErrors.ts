@@ -2,9 +2,7 @@
  * The one place that tells database failures a client should retry (503 + Retry-After) from
  * bugs (500): the database too busy right now, or not there right now.
  */
-import { Problem, serviceUnavailable } from '../http/problem.ts';
-
-const TYPE = 'https://docs.payments.example/problems/';
+import { databaseBusy, databaseTimeout, serviceUnavailable, type Problem } from '../core/problem.ts';
 
 /** PostgreSQL's `query_canceled`: here, a statement that ran past `statement_timeout`. */
 const PG_QUERY_CANCELED = '57014';
@@ -27,23 +25,9 @@ const SQLITE_BUSY_CODES = new Set([5, 6]);
 export function databaseBusyProblem(error: unknown): Problem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
-  if (code === PG_QUERY_CANCELED) {
-    return new Problem({
-      status: 503,
-      type: `${TYPE}database-timeout`,
-      title: 'Service unavailable',
-      detail: 'The database took too long to answer this request; retry shortly, or ask for less (a narrower filter, a smaller per_page).',
-      headers: { 'retry-after': '2' },
-    });
-  }
+  if (code === PG_QUERY_CANCELED) return databaseTimeout();
   if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff))) {
-    return new Problem({
-      status: 503,
-      type: `${TYPE}database-busy`,
-      title: 'Service unavailable',
-      detail: 'The database is busy with other requests; retry shortly.',
-      headers: { 'retry-after': '1' },
-    });
+    return databaseBusy();
   }
   return undefined;
 }

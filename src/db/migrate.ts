@@ -10,6 +10,15 @@ import { bucketLevelsMigration } from './migrations/0007_bucket_levels.ts';
 import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
+import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
+
+/**
+ * How the stored `resource` of every row was rendered: the frozen renderers of the latest
+ * migration that re-rendered them (writes since store the live renderers' output). The live
+ * renderers must render exactly this (test/db/storedRenderers.test.ts); changing them takes a
+ * new migration that re-renders the stored rows and takes this place.
+ */
+export const storedRenderers = { payments: refundReasonMigration.renders.payments, accounts: resourceJsonMigration.renders.accounts };
 
 function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
@@ -23,6 +32,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0008_counter_shards': counterShardsMigration(dialect),
     '0009_folded_text': foldedTextMigration(dialect),
     '0010_seed_runs': seedRunsMigration(dialect),
+    '0011_refund_reason': refundReasonMigration,
   };
 }
 
@@ -32,9 +42,7 @@ export async function migratorFor(db: Kysely<Database>, dialect: Dialect): Promi
   // Kysely finds its bookkeeping tables by introspecting every schema; on PostgreSQL, pin them
   // to the schema in use so databases with several schemas (tests, side-by-side copies) work.
   const migrationTableSchema =
-    dialect === 'postgres'
-      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema
-      : undefined;
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0].schema : undefined;
   return new Migrator({ db, provider, migrationTableSchema });
 }
 

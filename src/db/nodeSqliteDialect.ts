@@ -10,6 +10,7 @@ import {
   type Driver,
   type Kysely,
   type QueryResult,
+  type SelectQueryNode,
 } from 'kysely';
 
 /**
@@ -138,12 +139,24 @@ export function openSqlite(path: string): DatabaseSync {
   return raw;
 }
 
-/** Kysely over Node's built-in SQLite: Kysely's SQLite compiler and adapter, our driver. */
+/**
+ * Row locks are the database layer's: a write locks the rows it reads with Kysely's
+ * `forUpdate()` on either database. PostgreSQL takes the row locks; SQLite has no row locks (a
+ * write transaction holds the whole file) and no `FOR UPDATE`, so here the clause is left out.
+ */
+class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
+  protected override visitSelectQuery(node: SelectQueryNode): void {
+    const endModifiers = node.endModifiers?.filter((m) => m.modifier !== 'ForUpdate');
+    super.visitSelectQuery(endModifiers?.length === node.endModifiers?.length ? node : { ...node, endModifiers });
+  }
+}
+
+/** Kysely over Node's built-in SQLite: Kysely's SQLite adapter, its compiler without `FOR UPDATE`, our driver. */
 export function nodeSqliteDialect(db: DatabaseSync): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
     createDriver: () => new NodeSqliteDriver(db),
-    createQueryCompiler: () => new SqliteQueryCompiler(),
+    createQueryCompiler: () => new NodeSqliteQueryCompiler(),
     createIntrospector: (kysely: Kysely<unknown>) => new SqliteIntrospector(kysely),
   };
 }

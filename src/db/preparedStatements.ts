@@ -26,9 +26,11 @@ function nameOf(text: string): string {
 export function preparingPool(pool: pg.Pool): PostgresPool {
   const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
   const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
-    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
     query: ((text: any, values?: unknown[]) =>
-      typeof text === 'string' && text.startsWith(PREPARED) ? client.query({ name: nameOf(text), text, values }) : client.query(text, values)) as unknown as PostgresPoolClient['query'],
+      typeof text === 'string' && text.startsWith(PREPARED)
+        ? client.query({ name: nameOf(text), text, values })
+        : client.query(text, values)) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   });
   return {

@@ -43,6 +43,8 @@ export interface PaymentTable {
   currency: string;
   status: string;
   amount_refunded: number;
+  /** The reason given with the latest refund that gave one (migration 0011). */
+  refund_reason: string | null;
   method: string;
   card_brand: string;
   card_last4: string;

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { problemTypesTable } from './problemResponses.ts';
 
 const CHANGELOG = new URL('../../CHANGELOG.md', import.meta.url);
 
@@ -39,5 +40,5 @@ export function apiVersion(changelog = readChangelog()): string {
 /** `info.description`: what the API is, the version policy and the changelog, read at startup. */
 export function apiDescription(): string {
   const changelog = readChangelog().replace(/^# Changelog$/m, '## Changelog');
-  return `${INTRO}\n\n${POLICY}\n\n${changelog}`;
+  return `${INTRO}\n\n${problemTypesTable()}\n\n${POLICY}\n\n${changelog}`;
 }

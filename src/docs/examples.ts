@@ -21,6 +21,7 @@ export const paymentExample: Payment = {
   currency: 'EUR',
   status: 'succeeded',
   amount_refunded: 0,
+  refund_reason: null,
   method: 'card',
   card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2031, fingerprint: 'Xq3v0kN8Zt1bW5yR7cL2aD' },
   description: 'coffee beans',

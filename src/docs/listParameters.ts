@@ -23,7 +23,10 @@ export function flattenListQuery(querystring: ObjectSchema): { type: 'object'; p
     for (const [field, filter] of Object.entries(schema.properties ?? {})) {
       if (filter.type === 'object' && filter.properties) {
         for (const [op, value] of Object.entries(filter.properties)) {
-          properties[`filter[${field}][${op}]`] = { ...value, description: `${field} ${OPERATOR_WORDS[op] ?? op} the value; ${value.description ?? ''}`.trim() };
+          properties[`filter[${field}][${op}]`] = {
+            ...value,
+            description: `${field} ${OPERATOR_WORDS[op] ?? op} the value; ${value.description ?? ''}`.trim(),
+          };
         }
       } else {
         properties[`filter[${field}]`] = filter;

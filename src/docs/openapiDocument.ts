@@ -8,10 +8,12 @@ import { operationIdOf } from './operationId.ts';
 import { hoistNamedSchemas, titleById } from './namedSchemas.ts';
 
 const COMPONENTS = ['Account', 'Payment'];
-import { ProblemSchema, problemResponse, problemStatuses } from './problemResponses.ts';
+import { ProblemSchema } from '../core/problemSchema.ts';
+import { problemResponse, problemStatuses } from './problemResponses.ts';
 
 export const OPENAPI_PATH = '/v3/openapi.json';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is free-form JSON
 type Schema = Record<string, any>;
 
 const IDEMPOTENCY_HEADER = Type.Object({
@@ -81,11 +83,15 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
     hasBody: Boolean(schema.body),
   };
   if (url.startsWith('/v3/') && url !== OPENAPI_PATH) for (const status of problemStatuses(shape)) docs.response[status] = problemResponse(status);
-  if (url === OPENAPI_PATH) docs.response = { 200: { description: 'This document', headers: { etag: ETAG }, content: { 'application/json': { schema: { type: 'object' } } } } };
+  if (url === OPENAPI_PATH)
+    docs.response = { 200: { description: 'This document', headers: { etag: ETAG }, content: { 'application/json': { schema: { type: 'object' } } } } };
   if (url === '/ready') docs.response[503] = problemResponse(503);
   if (url === '/metrics') {
-    const example = '# HELP http_requests_total HTTP requests answered, by route pattern, method and status class\n# TYPE http_requests_total counter\nhttp_requests_total{method="GET",route="/v3/payments",status_class="2xx"} 42\n';
-    docs.response = { 200: { description: 'Prometheus text exposition format (version 0.0.4)', content: { 'text/plain': { schema: { type: 'string' }, example } } } };
+    const example =
+      '# HELP http_requests_total HTTP requests answered, by route pattern, method and status class\n# TYPE http_requests_total counter\nhttp_requests_total{method="GET",route="/v3/payments",status_class="2xx"} 42\n';
+    docs.response = {
+      200: { description: 'Prometheus text exposition format (version 0.0.4)', content: { 'text/plain': { schema: { type: 'string' }, example } } },
+    };
   }
   return { schema: docs, url };
 }
@@ -107,7 +113,11 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       ],
       components: {
         securitySchemes: {
-          bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer apk_…`. Keys belong to one tenant and carry the scopes read and/or write.' },
+          bearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'An API key: `Authorization: Bearer apk_…`. Keys belong to one tenant and carry the scopes read and/or write.',
+          },
         },
       },
     },

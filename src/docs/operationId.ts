@@ -15,6 +15,10 @@ export function operationIdOf(method: string, url: string, list: boolean): strin
     return `${verb}${names.map((n) => pascal(singular(n))).join('')}`;
   }
   if (method === 'POST' && segments.length === 1) return `create${pascal(singular(names[0]))}`;
-  if (method === 'POST') return `${singular(names[names.length - 1])}${names.slice(0, -1).map((n) => pascal(singular(n))).join('')}`;
+  if (method === 'POST')
+    return `${singular(names[names.length - 1])}${names
+      .slice(0, -1)
+      .map((n) => pascal(singular(n)))
+      .join('')}`;
   return names.join('');
 }

@@ -18,7 +18,7 @@ import { registerProblemRendering, sendProblem, toProblem } from './renderProble
 import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
 import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
-import { notFound } from './problem.ts';
+import { notFound } from '../core/problem.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
 import { registerReferencePage } from '../docs/referencePage.ts';
@@ -136,7 +136,7 @@ export async function buildApp({
   app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
-  const lists = { db: db.kysely, dialect: db.dialect, ...(listTuning ? { tuning: listTuning } : {}) };
+  const lists = { db, ...(listTuning ? { tuning: listTuning } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { serviceUnavailable } from './problem.ts';
+import { serviceUnavailable } from '../core/problem.ts';
 
 const Status = Type.Object({ status: Type.String() });
 

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { validationProblem } from './problem.ts';
+import { validationProblem } from '../core/problem.ts';
 
 /**
  * Text a client sends must be text both databases store as sent:

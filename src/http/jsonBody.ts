@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { Problem, TYPE_BASE } from './problem.ts';
-import { utf8SequenceLength } from './utf8.ts';
+import { Problem } from '../core/problem.ts';
+import { utf8SequenceLength } from '../core/utf8.ts';
 
 /**
  * JSON bodies are UTF-8 (RFC 8259 §8.1), read from their bytes here instead of by Fastify's
@@ -22,10 +22,7 @@ function charsetOf(contentType: string | undefined): string | undefined {
 }
 
 function unsupportedCharset(charset: string): Problem {
-  return new Problem({
-    status: 415,
-    type: `${TYPE_BASE}unsupported-media-type`,
-    title: 'Unsupported media type',
+  return new Problem('unsupported-media-type', {
     detail: `JSON bodies must be UTF-8; charset=${charset} is not accepted.`,
   });
 }

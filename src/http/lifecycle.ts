@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { serviceUnavailable } from './problem.ts';
+import { serviceUnavailable } from '../core/problem.ts';
 
 /**
  * serving → draining (readiness says no so load balancers stop sending; requests are still

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
-import { scrubSecrets } from './scrubSecrets.ts';
+import { scrubSecrets } from '../core/scrubSecrets.ts';
 
 /**
  * Secrets never reach a log line (PCI DSS 3.3–3.5: no PAN or CVC in logs). Two layers:

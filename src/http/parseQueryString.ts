@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { Problem, validationProblem } from './problem.ts';
+import { Problem, validationProblem } from '../core/problem.ts';
 import { invalidTextIn } from './invalidText.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
-import { bracketName } from '../listing/queryErrors.ts';
+import { bracketName } from '../core/queryErrors.ts';
 import { queryShapeProblem } from './queryShape.ts';
 
 /**
@@ -23,10 +23,7 @@ type ParsedQuery = Record<string, unknown> & { [QUERY_PROBLEM]?: Problem };
 /** The first bound a query string breaks, or the first malformed shape in it, as the problem to answer it with. */
 export function queryLimitProblem(text: string): Problem | undefined {
   if (text.length > QUERY_LIMITS.maxLength) {
-    return new Problem({
-      status: 414,
-      type: 'https://docs.payments.example/problems/query-too-long',
-      title: 'URI too long',
+    return new Problem('query-too-long', {
       detail: `The query string has ${text.length} characters; at most ${QUERY_LIMITS.maxLength} are accepted.`,
     });
   }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { badRequest, Problem, TYPE_BASE } from './problem.ts';
+import { malformedRequest, Problem } from '../core/problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
 /**
@@ -26,7 +26,9 @@ const ALLOWED = 'GET, HEAD, POST, PATCH, DELETE, OPTIONS';
 function writeRawProblem(socket: Duplex, problem: Problem): void {
   const body = JSON.stringify(problem.toJSON());
   const headers = { ...BASELINE_SECURITY_HEADERS, ...problem.headers, 'x-request-id': randomUUID() };
-  const headerLines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join('');
+  const headerLines = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join('');
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${problem.status} ${STATUS_CODES[problem.status]}\r\ncontent-type: application/problem+json\r\n` +
@@ -42,21 +44,21 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
   this.log.debug({ err: error }, 'client error before a request was read');
   const problem =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
-      ? new Problem({ status: 408, title: 'Request timeout', detail: 'The request was not received in full in time.' })
+      ? new Problem('request-timeout', { detail: 'The request was not received in full in time.' })
       : error.code === 'HPE_HEADER_OVERFLOW'
-        ? new Problem({ status: 431, title: 'Request header fields too large', detail: 'The request line and headers are too large.' })
-        : badRequest('The request is not valid HTTP.');
+        ? new Problem('header-fields-too-large', { detail: 'The request line and headers are too large.' })
+        : malformedRequest('The request is not valid HTTP.');
   writeRawProblem(socket, problem);
 }
 
 /** onRequest: what Node no longer refuses on its own (see registerProtocolChecks). */
 async function checkHostAndExpect(request: FastifyRequest): Promise<void> {
   if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-    throw badRequest('An HTTP/1.1 request must carry a Host header.');
+    throw malformedRequest('An HTTP/1.1 request must carry a Host header.');
   }
   const expect = request.headers.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) {
-    throw new Problem({ status: 417, type: `${TYPE_BASE}expectation-failed`, title: 'Expectation failed', detail: 'The only expectation supported is Expect: 100-continue.' });
+    throw new Problem('expectation-failed', { detail: 'The only expectation supported is Expect: 100-continue.' });
   }
 }
 
@@ -71,9 +73,6 @@ export function registerProtocolChecks(app: FastifyInstance): void {
   app.server.on('connect', (request: IncomingMessage, socket: Duplex) => {
     app.log.debug({ req: { method: request.method, url: request.url } }, 'CONNECT refused');
     socket.on('error', () => {});
-    writeRawProblem(
-      socket,
-      new Problem({ status: 405, type: `${TYPE_BASE}method-not-allowed`, title: 'Method not allowed', detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }),
-    );
+    writeRawProblem(socket, new Problem('method-not-allowed', { detail: 'CONNECT is not supported: this is not a proxy.', headers: { allow: ALLOWED } }));
   });
 }

@@ -1,5 +1,5 @@
-import { validationProblem, type Problem } from './problem.ts';
-import { bracketName } from '../listing/queryErrors.ts';
+import { validationProblem, type Problem } from '../core/problem.ts';
+import { bracketName } from '../core/queryErrors.ts';
 
 /**
  * The shapes of a query string that qs would read as something other than what was written —
@@ -55,7 +55,7 @@ export function queryShapeProblem(pairs: string[]): Problem | undefined {
     withValue.set(segments.join('\u0000'), name);
     for (let depth = 1; depth < segments.length; depth++) withKeys.set(segments.slice(0, depth).join('\u0000'), name);
   }
-  for (const [path, name] of withValue) {
+  for (const [path] of withValue) {
     const keyed = withKeys.get(path);
     if (keyed !== undefined) return validationProblem({ [bracketName(path.split('\u0000'))]: [`is given both as a value and with keys (${keyed})`] });
   }

@@ -1,16 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addFieldError, notFound, Problem, validationProblem, type FieldErrors } from './problem.ts';
-import { listQueryFieldErrors, type SchemaError } from '../listing/queryErrors.ts';
+import { addFieldError, malformedRequest, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
+import type { SchemaError } from '../core/queryErrors.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
-import { clientClosedRequest, isClientAbort } from './clientAborts.ts';
+import { clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
 
 function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
   const errors = (error.validation ?? []) as unknown as SchemaError[];
   const context = error.validationContext;
-  const spec = request.routeOptions.config.listSpec;
-  if (context === 'querystring' && spec) return validationProblem(listQueryFieldErrors(spec, errors));
+  const queryFieldErrors = request.routeOptions.config.queryFieldErrors;
+  if (context === 'querystring' && queryFieldErrors) return validationProblem(queryFieldErrors(errors));
   const fieldErrors: FieldErrors = {};
   for (const e of errors as Array<SchemaError & { message?: string }>) {
     const segments = e.instancePath.split('/').slice(1);
@@ -42,17 +42,14 @@ export function toProblem(request: FastifyRequest, error: FastifyError | Problem
   const status = error.statusCode ?? 500;
   if (status === 404) return notFound();
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new Problem({
-      status: 413,
-      type: 'https://docs.payments.example/problems/body-too-large',
-      title: 'Payload too large',
+    return new Problem('body-too-large', {
       detail: `The request body is larger than ${request.routeOptions.bodyLimit} bytes.`,
     });
   }
-  if (status >= 400 && status < 500) {
-    return new Problem({ status, title: status === 400 ? 'Malformed request' : 'Request rejected', detail: error.message });
-  }
-  return new Problem({ status: 500, title: 'Internal server error', detail: `Something failed on our side; quote request id ${request.id}.` });
+  // Fastify's own refusals of a request's form: a content type it has no parser for, a body it cannot read.
+  if (status === 415) return new Problem('unsupported-media-type', { detail: error.message });
+  if (status >= 400 && status < 500) return malformedRequest(error.message);
+  return new Problem('internal-error', { detail: `Something failed on our side; quote request id ${request.id}.` });
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { containsSecret } from './scrubSecrets.ts';
+import { containsSecret } from '../core/scrubSecrets.ts';
 
 const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 

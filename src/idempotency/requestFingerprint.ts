@@ -7,5 +7,7 @@ import stableStringify from 'fast-json-stable-stringify';
  * of a body with a known shape could be brute-forced back to it.
  */
 export function requestFingerprint(secret: string, method: string, path: string, body: unknown): string {
-  return createHmac('sha256', secret).update(`${method} ${path}\n${stableStringify(body ?? null)}`).digest('hex');
+  return createHmac('sha256', secret)
+    .update(`${method} ${path}\n${stableStringify(body ?? null)}`)
+    .digest('hex');
 }

@@ -1,6 +1,8 @@
-import type { Kysely, Transaction } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { Problem, validationProblem } from '../http/problem.ts';
+import type { Db } from '../db/database.ts';
+import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
+import { Problem, validationProblem } from '../core/problem.ts';
 
 export interface WriteResult {
   status: number;
@@ -26,10 +28,7 @@ export function checkIdempotencyKey(key: string | string[] | undefined): string 
 }
 
 function conflictInFlight(): Problem {
-  return new Problem({
-    status: 409,
-    type: 'https://docs.payments.example/problems/idempotency-in-flight',
-    title: 'A request with this Idempotency-Key is still in progress',
+  return new Problem('idempotency-in-flight', {
     detail: 'Retry after it finishes to receive its response.',
     headers: { 'retry-after': '1' },
   });
@@ -104,19 +103,20 @@ function complete(trx: Kysely<Database>, tenantId: string, key: string, result: 
  * or a 4xx problem) is kept and replayed; a failure on our side releases the key for a retry.
  */
 export async function runIdempotent(
-  db: Kysely<Database>,
+  database: Db,
   request: { tenantId: string; key: string | undefined; hash: string },
-  work: (trx: Transaction<Database>) => Promise<WriteResult>,
+  work: (write: Write) => Promise<WriteResult>,
 ): Promise<IdempotentResult> {
   const { tenantId, key, hash } = request;
-  if (key === undefined) return { ...(await db.transaction().execute(work)), replayed: false };
+  if (key === undefined) return { ...(await inWriteTransaction(database, work)), replayed: false };
 
+  const db = database.kysely;
   const outcome = await claim(db, tenantId, key, hash, Date.now());
   if (!outcome.claimed) return { ...outcome.replay, replayed: true };
   try {
-    const result = await db.transaction().execute(async (trx) => {
-      const written = await work(trx);
-      await complete(trx, tenantId, key, written);
+    const result = await inWriteTransaction(database, async (write) => {
+      const written = await work(write);
+      await complete(write.trx, tenantId, key, written);
       return written;
     });
     return { ...result, replayed: false };
@@ -132,5 +132,8 @@ export async function runIdempotent(
 
 /** Drops keys past their retention; cheap (indexed by created_at), run now and then. */
 export async function purgeExpiredKeys(db: Kysely<Database>, now = Date.now()): Promise<void> {
-  await db.deleteFrom('idempotency_keys').where('created_at', '<', new Date(now - KEY_RETENTION_MS).toISOString()).execute();
+  await db
+    .deleteFrom('idempotency_keys')
+    .where('created_at', '<', new Date(now - KEY_RETENTION_MS).toISOString())
+    .execute();
 }

@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { Kysely, Transaction } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Db } from '../db/database.ts';
+import type { Write } from '../db/writeTransaction.ts';
 import { checkIdempotencyKey, runIdempotent, type WriteResult } from './runIdempotent.ts';
 import { requestFingerprint } from './requestFingerprint.ts';
 
@@ -8,13 +8,13 @@ import { requestFingerprint } from './requestFingerprint.ts';
  * The one way a POST runs: under the caller's Idempotency-Key if it sent one, in one
  * transaction, answered (or replayed) with the stored status, body and Location.
  */
-export async function idempotentPost(
-  db: Kysely<Database>,
+export async function idempotentPost<Body>(
+  db: Db,
   secret: string,
   request: FastifyRequest,
   reply: FastifyReply,
-  work: (trx: Transaction<Database>) => Promise<WriteResult>,
-) {
+  work: (write: Write) => Promise<WriteResult & { body: Body }>,
+): Promise<Body> {
   const key = checkIdempotencyKey(request.headers['idempotency-key']);
   const path = request.url.split('?')[0];
   const hash = requestFingerprint(secret, request.method, path, request.body);
@@ -23,5 +23,7 @@ export async function idempotentPost(
   if (result.location) reply.header('location', result.location);
   reply.code(result.status);
   if (result.status >= 400) reply.type('application/problem+json');
-  return result.body;
+  // What `work` answered, or its replay as stored: a success body of the same shape, or a problem
+  // document sent with its own status (which the route's response schema for that status serializes).
+  return result.body as Body;
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
-import { Problem } from '../http/problem.ts';
+import { Problem } from '../core/problem.ts';
 
 export interface RateLimitOptions {
   /** Requests per window per API key; 0 turns this limit off. */
@@ -23,10 +23,7 @@ type Outcome = Awaited<ReturnType<Check>>;
 
 function tooManyRequests(who: string, outcome: Outcome & { isAllowed: false }, windowMs: number): Problem {
   const retry = String(Math.max(1, outcome.ttlInSeconds));
-  return new Problem({
-    status: 429,
-    type: 'https://docs.payments.example/problems/rate-limited',
-    title: 'Too many requests',
+  return new Problem('rate-limited', {
     detail: `${who} made more than ${outcome.max} requests in ${windowMs / 1000} s; retry in ${retry} s.`,
     headers: { 'retry-after': retry, 'ratelimit-limit': String(outcome.max), 'ratelimit-remaining': '0', 'ratelimit-reset': retry },
   });

@@ -22,7 +22,7 @@ function conditionSql(c: Condition) {
 }
 
 /** Adds the filters of a list query (WHERE) to a select. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
 export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
   let out = qb;
   for (const c of query.conditions) out = out.where(conditionSql(c)) as QB;
@@ -30,7 +30,7 @@ export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb
 }
 
 /** Adds the total order: the requested keys, then id in the last key's direction (one index scan direction). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
 export function applyOrder<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
   let out = qb;
   for (const key of query.sort) out = out.orderBy(sql.ref(key.column), key.direction) as QB;

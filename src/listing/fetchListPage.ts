@@ -1,4 +1,5 @@
 import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
@@ -24,7 +25,7 @@ import {
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
-export type { ListScope, PageStrategy } from './listPageQueries.ts';
+export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
 
 /** Where plain OFFSET stops and the deep ways start; the defaults are what the benchmark chose. */
 export interface ListTuning {
@@ -36,9 +37,9 @@ export interface ListTuning {
 
 export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
 
+/** The database (which knows its dialect) and how deep pages are found. */
 export interface ListContext {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  db: Db;
   tuning?: ListTuning;
 }
 
@@ -61,7 +62,14 @@ interface ListRequest {
  * most `hop` rows; null when the list is shorter, undefined for offset 0 (nothing to skip past).
  * Run it in a transaction for an exact answer.
  */
-export async function skipInHops(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, offset: number, hop = SKIP_HOP): Promise<Boundary | null | undefined> {
+export async function skipInHops(
+  db: Kysely<Database>,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  offset: number,
+  hop = SKIP_HOP,
+): Promise<Boundary | null | undefined> {
   let boundary: Boundary | undefined;
   for (let skipped = 0; skipped < offset; ) {
     const step = Math.min(hop, offset - skipped);
@@ -86,7 +94,15 @@ function totalSelect(db: Kysely<Database>, list: ListRequest) {
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
-async function rowsAt(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning, list: ListRequest, query: ListQuery, skip: number, limit: number): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
+async function rowsAt(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  tuning: ListTuning,
+  list: ListRequest,
+  query: ListQuery,
+  skip: number,
+  limit: number,
+): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
   const { table, scope } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
@@ -129,7 +145,10 @@ async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>
  * the statement's own ORDER BY giving the order. A page with no rows says nothing of the total:
  * undefined, and the caller reads both again in a read transaction.
  */
-async function rowsWithTotal(select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> }, how: PageStrategy): Promise<ListPage | undefined> {
+async function rowsWithTotal(
+  select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> },
+  how: PageStrategy,
+): Promise<ListPage | undefined> {
   const rows = await select.execute();
   if (rows.length === 0) return undefined;
   return { total: Number(rows[0].total), rows: rows.map((r) => r.resource), strategy: how };
@@ -169,26 +188,48 @@ function bucketPageCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRe
   slice!.accounts.forEach((v, j) => (values[`a${j}`] = v));
   slice!.statuses.forEach((v, j) => (values[`s${j}`] = v));
   const key = JSON.stringify([
-    dialect, list.table, scope.accountId !== undefined, query.sort, search.kind, search.column, search.direction,
-    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]), slice!.accounts.length, slice!.statuses.length,
+    dialect,
+    list.table,
+    scope.accountId !== undefined,
+    query.sort,
+    search.kind,
+    search.column,
+    search.direction,
+    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]),
+    slice!.accounts.length,
+    slice!.statuses.length,
   ]);
-  return templates.statement(key, (slot) => {
-    const slotted: ListRequest = {
-      table: list.table,
-      scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
-      query: { sort: query.sort, conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)) },
-      slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
-    };
-    const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
-    const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
-    if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
-    const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
-    return { compile: () => statement.compile(db) };
-  }, values);
+  return templates.statement(
+    key,
+    (slot) => {
+      const slotted: ListRequest = {
+        table: list.table,
+        scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
+        query: {
+          sort: query.sort,
+          conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)),
+        },
+        slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
+      };
+      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
+      const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
+      if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
+      const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
+      return { compile: () => statement.compile(db) };
+    },
+    values,
+  );
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
-export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Compilable | undefined {
+export function bucketPageQuery(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+): Compilable | undefined {
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const search = bucketSearchOf(list, query);
   if (!search) return undefined;
@@ -205,18 +246,24 @@ export function bucketPageQuery(db: Kysely<Database>, dialect: Dialect, table: L
  * placed through bucket counts (findInBuckets.ts), in the statement that reads them.
  */
 export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+  const { kysely: db, dialect } = ctx.db;
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset, perPage } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   // One statement is one snapshot: total and rows together, one round trip.
-  if (ctx.dialect === 'postgres') {
+  if (dialect === 'postgres') {
     if (offset < tuning.plainOffsetUpTo) {
-      const page = offsetPageSelect(ctx.db, table, scope, query, offset, perPage);
-      return oneStatement(ctx.db, sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(ctx.db, list)}) as t left join lateral (${page}) as p on true`, offset, 'offset');
+      const page = offsetPageSelect(db, table, scope, query, offset, perPage);
+      return oneStatement(
+        db,
+        sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`,
+        offset,
+        'offset',
+      );
     }
     if (search) {
-      const { rows } = await ctx.db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging));
+      const { rows } = await db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(db, dialect, list, search, paging));
       const page = pageOfOneStatement(rows, offset, 'buckets');
       // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
       // if they ever did, the page is found the slow exact way rather than answered empty.
@@ -224,15 +271,15 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
     }
   } else if (offset < tuning.plainOffsetUpTo || search) {
     const select = search
-      ? { execute: async () => (await ctx.db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(ctx.db, ctx.dialect, list, search, paging))).rows }
-      : offsetPageSelect(ctx.db, table, scope, query, offset, perPage).select(totalSelect(ctx.db, list).as('total'));
+      ? { execute: async () => (await db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(db, dialect, list, search, paging))).rows }
+      : offsetPageSelect(db, table, scope, query, offset, perPage).select(totalSelect(db, list).as('total'));
     const page = await rowsWithTotal(select, search ? 'buckets' : 'offset');
     if (page) return page;
   }
-  let transaction = ctx.db.transaction();
-  if (ctx.dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
+  let transaction = db.transaction();
+  if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
   return transaction.execute(async (trx) => {
     const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
-    return pageOf(trx, ctx.dialect, tuning, list, total, paging);
+    return pageOf(trx, dialect, tuning, list, total, paging);
   });
 }

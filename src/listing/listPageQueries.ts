@@ -3,18 +3,14 @@ import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
 import type { ListSlice } from './listSlice.ts';
+import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 /**
  * The SQL of a list page, kept apart from running it so that the route, the query-plan test
  * (test/listing/queryPlans.e2e.test.ts) and `npm run explain` all look at the very same queries.
  */
-export type ListTable = 'payments' | 'accounts';
-
-export interface ListScope {
-  tenantId: string;
-  accountId?: string;
-}
+export type { ListScope, ListTable } from './listScope.ts';
 
 /** Below this many skipped rows OFFSET itself is cheapest; past it a page is found through bucket counts or the index alone. */
 export const DEFERRED_JOIN_FROM = 2000;
@@ -82,11 +78,20 @@ function sortColumns(query: ListQuery) {
 export function hopSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary | undefined, skip: number) {
   let select = scoped(db, table, scope, query).select(sortColumns(query));
   if (boundary) select = select.where(afterBoundary(query.sort, boundary));
-  return applyOrder(select, query).limit(sql.lit(1)).offset(skip - 1);
+  return applyOrder(select, query)
+    .limit(sql.lit(1))
+    .offset(skip - 1);
 }
 
 /** `limit` rows after the row `boundary` names (the end of a skip in hops), or from the start without one. */
-export function afterBoundarySelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, boundary: Boundary | undefined, limit: number): PageSelect {
+export function afterBoundarySelect(
+  db: Kysely<Database>,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  boundary: Boundary | undefined,
+  limit: number,
+): PageSelect {
   let select = scoped(db, table, scope, query).select('resource');
   if (boundary) select = select.where(afterBoundary(query.sort, boundary));
   return applyOrder(select, query).limit(rowLimit(limit)) as PageSelect;
@@ -94,13 +99,20 @@ export function afterBoundarySelect(db: Kysely<Database>, table: ListTable, scop
 
 /** `limit` rows after `skip` rows, by OFFSET: each row as its stored JSON. */
 export function offsetPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
-  return applyOrder(scoped(db, table, scope, query).select('resource'), query).limit(rowLimit(limit)).offset(skip) as PageSelect;
+  return applyOrder(scoped(db, table, scope, query).select('resource'), query)
+    .limit(rowLimit(limit))
+    .offset(skip) as PageSelect;
 }
 
 /** The same rows, the ids skipped through the index alone, then only the page's rows read (PostgreSQL). */
 export function deferredJoinPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
-  const ids = applyOrder(scoped(db, table, scope, query).select('id'), query).limit(rowLimit(limit)).offset(skip);
-  const select = db.selectFrom(table as 'payments').select('resource').where('id', 'in', ids);
+  const ids = applyOrder(scoped(db, table, scope, query).select('id'), query)
+    .limit(rowLimit(limit))
+    .offset(skip);
+  const select = db
+    .selectFrom(table as 'payments')
+    .select('resource')
+    .where('id', 'in', ids);
   return applyOrder(select, query) as PageSelect;
 }
 
@@ -121,17 +133,35 @@ export interface BucketStart {
  * `rows(outer)` builds the rows' select on `outer`, which may carry the statement's common
  * table expressions (SQLite's form is that select itself, with its own ORDER BY).
  */
-export function bucketPageFromRowSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, start: BucketStart, skip: Expression<number>, limit: number) {
+export function bucketPageFromRowSelect(
+  db: Kysely<Database>,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  start: BucketStart,
+  skip: Expression<number>,
+  limit: number,
+) {
   const order = totalOrder(query.sort);
   const atStart = (from: QueryCreator<Database>) => scoped(from, table, scope, query).where(sql.ref(start.column), start.op, start.value as string);
   if (!order.every((k) => k.direction === order[0].direction)) {
-    return { ctes: [], rows: (outer: QueryCreator<Database> = db) => applyOrder(atStart(outer).select('resource'), query).limit(rowLimit(limit)).offset(skip) as PageSelect };
+    return {
+      ctes: [],
+      rows: (outer: QueryCreator<Database> = db) => applyOrder(atStart(outer).select('resource'), query).limit(rowLimit(limit)).offset(skip) as PageSelect,
+    };
   }
-  const first = applyOrder(atStart(db).select(sortColumns(query)), query).limit(sql.lit(1)).offset(skip);
+  const first = applyOrder(atStart(db).select(sortColumns(query)), query)
+    .limit(sql.lit(1))
+    .offset(skip);
   const columns = order.map((k) => sql.ref(k.column));
   const values = order.map((k) => sql`(select ${sql.ref(k.column)} from b)`);
   const op = sql.raw(order[0].direction === 'asc' ? '>=' : '<=');
   const rows = (outer: QueryCreator<Database> = db) =>
-    applyOrder(scoped(outer, table, scope, query).select('resource').where(sql<boolean>`(${sql.join(columns)}) ${op} (${sql.join(values)})`), query).limit(rowLimit(limit)) as PageSelect;
+    applyOrder(
+      scoped(outer, table, scope, query)
+        .select('resource')
+        .where(sql<boolean>`(${sql.join(columns)}) ${op} (${sql.join(values)})`),
+      query,
+    ).limit(rowLimit(limit)) as PageSelect;
   return { ctes: [{ name: 'b', expression: first }], rows };
 }

@@ -1,5 +1,6 @@
 import type { SliceKind } from '../counts/sortBuckets.ts';
-import type { ListScope, ListTable } from './listPageQueries.ts';
+import { bucketKindOf, countsByAccount } from '../counts/countedSlices.ts';
+import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 /** A list that maintained counts cover: any of these accounts and any of these statuses ('' = all). */
@@ -19,17 +20,13 @@ export function countedSlice(table: ListTable, scope: ListScope, query: ListQuer
   for (const c of query.conditions) {
     if (c.match !== 'in') return undefined;
     if (c.column === 'status' && statuses[0] === '') statuses = c.values;
-    else if (c.column === 'account_id' && table === 'payments' && scope.accountId === undefined && accounts[0] === '') accounts = c.values;
+    else if (c.column === 'account_id' && countsByAccount(table) && scope.accountId === undefined && accounts[0] === '') accounts = c.values;
     else return undefined;
   }
   return { accounts, statuses };
 }
 
-/** Which bucket counts cover a slice (list_buckets keeps the whole list, by status, and by account; not both). */
+/** Which bucket counts cover a slice (countedSlices.ts: the whole list, by status, and by account; not both). */
 export function bucketSliceKind(table: ListTable, slice: ListSlice): SliceKind | undefined {
-  if (table !== 'payments') return undefined;
-  const byAccount = slice.accounts[0] !== '';
-  const byStatus = slice.statuses[0] !== '';
-  if (byAccount && byStatus) return undefined;
-  return byAccount ? 'account' : 'tenant';
+  return bucketKindOf(table, { byAccount: slice.accounts[0] !== '', byStatus: slice.statuses[0] !== '' });
 }

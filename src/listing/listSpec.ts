@@ -22,3 +22,24 @@ export interface ListSpec {
 
 export const RANGE_OPERATORS = ['gte', 'gt', 'lte', 'lt'] as const;
 export type RangeOperator = (typeof RANGE_OPERATORS)[number];
+
+type OneOrMany<T> = T | readonly T[];
+/** `filter[field][gte|gt|lte|lt]`. */
+export type Range<T> = { [Op in RangeOperator]?: T };
+
+/** What a client gives a filter of this kind (`Instant`: how it writes a time). */
+export type FilterValue<K extends FilterKind, Instant> = K extends { kind: 'enum'; values: ReadonlyArray<infer V> }
+  ? OneOrMany<V>
+  : K extends { kind: 'code' }
+    ? OneOrMany<string>
+    : K extends { kind: 'integerRange' }
+      ? Range<number>
+      : K extends { kind: 'timeRange' }
+        ? Range<Instant>
+        : string;
+
+/** The filters of a list, as a client writes them: derived from its spec, never restated. */
+export type FiltersOf<S extends ListSpec, Instant = string> = { [F in keyof S['filters']]?: FilterValue<S['filters'][F], Instant> };
+
+/** The fields a list sorts by. */
+export type SortFieldOf<S extends ListSpec> = keyof S['sorts'] & string;

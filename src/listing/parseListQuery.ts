@@ -1,6 +1,6 @@
-import { validationProblem, type FieldErrors } from '../http/problem.ts';
+import { validationProblem, type FieldErrors } from '../core/problem.ts';
 import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
-import { bracketName } from './queryErrors.ts';
+import { bracketName } from '../core/queryErrors.ts';
 import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
 import { caseFold } from './caseFold.ts';
 
@@ -47,7 +47,8 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
     if (typeof given === 'string') {
       if (filter.kind === 'enum' || filter.kind === 'code') {
         const values = [...new Set(given.split(','))];
-        if (values.length > MAX_FILTER_VALUES) errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
+        if (values.length > MAX_FILTER_VALUES)
+          errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
         else conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
       // Case-insensitive filters compare folded text with the column that stores it folded.

@@ -1,19 +1,8 @@
-import { addFieldError, type FieldErrors } from '../http/problem.ts';
+import { addFieldError, type FieldErrors } from '../core/problem.ts';
+import { bracketName, type SchemaError } from '../core/queryErrors.ts';
 import { PAGE_MESSAGE, PER_PAGE_MESSAGE } from '../pagination/pageParams.ts';
 import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
 import { filterMessage, sortMessage } from './listQuerySchema.ts';
-
-/** The parts of an Ajv error this mapping reads. */
-export interface SchemaError {
-  instancePath: string;
-  keyword: string;
-  params: Record<string, unknown>;
-}
-
-/** `['filter', 'amount', 'gte']` → `filter[amount][gte]`, the name the client wrote. */
-export function bracketName(segments: string[]): string {
-  return segments[0] + segments.slice(1).map((s) => `[${s}]`).join('');
-}
 
 function messageFor(spec: ListSpec, segments: string[]): string {
   const [top, filter, op] = segments;
@@ -35,7 +24,10 @@ function messageFor(spec: ListSpec, segments: string[]): string {
 export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaError[]): FieldErrors {
   const fieldErrors: FieldErrors = {};
   for (const error of errors) {
-    const segments = error.instancePath.split('/').slice(1).map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const segments = error.instancePath
+      .split('/')
+      .slice(1)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
     if (segments.length === 0) continue;
     const name = bracketName(segments);

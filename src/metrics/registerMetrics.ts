@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
-import { isClientAbort } from '../http/clientAborts.ts';
+import { isClientAbort } from '../core/clientAborts.ts';
 import { askPrimaryForMetrics } from './clusterMetrics.ts';
 
 const LATENCY_BUCKETS = [0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -22,7 +22,12 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
   const register = new Registry();
   collectDefaultMetrics({ register });
   const labelNames = ['method', 'route', 'status_class'] as const;
-  const requests = new Counter({ name: 'http_requests_total', help: 'HTTP requests answered, by route pattern, method and status class', labelNames, registers: [register] });
+  const requests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status class',
+    labelNames,
+    registers: [register],
+  });
   const latency = new Histogram({
     name: 'http_request_duration_seconds',
     help: 'Time from request received to response sent, by route pattern, method and status class',

@@ -1,5 +1,6 @@
 import { pageUrl, pageUrlBase } from './pageUrl.ts';
-import { paginatorLinks, type PaginatorLink } from './paginatorLinks.ts';
+import type { Envelope } from './envelopeSchema.ts';
+import { paginatorLinks } from './paginatorLinks.ts';
 
 export interface EnvelopeInput<T> {
   /** Origin the links are built on, e.g. `http://localhost:3000`. */
@@ -12,20 +13,7 @@ export interface EnvelopeInput<T> {
   rows: T[];
 }
 
-export interface Envelope<T> {
-  data: T[];
-  links: { first: string; last: string; prev: string | null; next: string | null };
-  meta: {
-    current_page: number;
-    from: number | null;
-    last_page: number;
-    links: PaginatorLink[];
-    path: string;
-    per_page: number;
-    to: number | null;
-    total: number;
-  };
-}
+export type { Envelope } from './envelopeSchema.ts';
 
 export function lastPageOf(total: number, perPage: number): number {
   return Math.max(Math.ceil(total / perPage), 1);

@@ -1,5 +1,5 @@
-import { Type, type TSchema } from 'typebox';
-import { Nullable } from '../http/schemaTypes.ts';
+import { Type, type Static, type TSchema } from 'typebox';
+import { Nullable } from '../core/schemaTypes.ts';
 
 // Not format: uri: links carry the client's own encoding, which may keep [ and ] unencoded.
 const Url = Type.String({ description: 'Absolute URL' });
@@ -22,6 +22,11 @@ export function EnvelopeSchema<T extends TSchema>(item: T) {
     }),
   });
 }
+
+const Frame = EnvelopeSchema(Type.Unknown());
+
+/** The envelope the schema describes, around rows of type T (JSON text, when the database rendered them). */
+export type Envelope<T> = Omit<Static<typeof Frame>, 'data'> & { data: T[] };
 
 /** A single resource, wrapped like Laravel's JsonResource. */
 export function ResourceSchema<T extends TSchema>(item: T) {

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { validationProblem } from '../http/problem.ts';
+import { validationProblem } from '../core/problem.ts';
 
 export const MAX_PER_PAGE = 5000;
 export const DEFAULT_PER_PAGE = 10;
@@ -9,9 +9,7 @@ export const PER_PAGE_MESSAGE = `must be an integer between 1 and ${MAX_PER_PAGE
 
 /** Query values arrive as text; the patterns admit plain decimal integers only (no `1e3`, `0x10`, `+5`). */
 export const pageParamsSchema = {
-  page: Type.Optional(
-    Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: `Page to return (default 1). ${PAGE_MESSAGE}.`, examples: ['1'] }),
-  ),
+  page: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{0,15}$', description: `Page to return (default 1). ${PAGE_MESSAGE}.`, examples: ['1'] })),
   per_page: Type.Optional(
     Type.String({
       pattern: '^([1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$',

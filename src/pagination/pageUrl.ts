@@ -25,9 +25,7 @@ export function pageUrlBase(origin: string, pathAndQuery: string): PageUrlBase {
   const q = pathAndQuery.indexOf('?');
   const pathname = q === -1 ? pathAndQuery : pathAndQuery.slice(0, q);
   const query = q === -1 ? '' : pathAndQuery.slice(q + 1);
-  const carried = query
-    .split('&')
-    .filter((pair) => pair !== '' && decodedKey(pair) !== 'page');
+  const carried = query.split('&').filter((pair) => pair !== '' && decodedKey(pair) !== 'page');
   return { path: origin + pathname, carried };
 }
 

@@ -1,13 +1,11 @@
+import type { Envelope } from './envelopeSchema.ts';
+
 /**
  * `meta.links` exactly as Laravel's LengthAwarePaginator::linkCollection() renders it through
  * UrlWindow with onEachSide = 3: all pages when there are fewer than 14, otherwise a window
  * near the start, near the end, or around the current page, joined by `...` entries.
  */
-export interface PaginatorLink {
-  url: string | null;
-  label: string;
-  active: boolean;
-}
+export type PaginatorLink = Envelope<unknown>['meta']['links'][number];
 
 const ON_EACH_SIDE = 3;
 export const PREVIOUS_LABEL = '&laquo; Previous';
@@ -15,8 +13,8 @@ export const NEXT_LABEL = 'Next &raquo;';
 
 type Range = [from: number, to: number];
 
-/** The page ranges UrlWindow yields (null where it yields no array), in render order. */
-function windowRanges(currentPage: number, lastPage: number): Array<Range | null> {
+/** The page ranges UrlWindow yields, in render order (each after the first follows a `...`). */
+function windowRanges(currentPage: number, lastPage: number): Range[] {
   if (lastPage < ON_EACH_SIDE * 2 + 8) return [[1, lastPage]];
   const window = ON_EACH_SIDE + 4;
   const start: Range = [1, 2];
@@ -35,7 +33,6 @@ export function paginatorLinks(
 ): PaginatorLink[] {
   const links: PaginatorLink[] = [{ url: prevUrl, label: PREVIOUS_LABEL, active: false }];
   windowRanges(currentPage, lastPage).forEach((range, i) => {
-    if (!range) return;
     if (i > 0) links.push({ url: null, label: '...', active: false });
     for (let page = range[0]; page <= range[1]; page++) {
       links.push({ url: urlFor(page), label: String(page), active: page === currentPage });

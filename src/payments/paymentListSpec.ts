@@ -1,18 +1,10 @@
 import type { ListSpec } from '../listing/listSpec.ts';
 
-export const PAYMENT_STATUSES = [
-  'pending',
-  'authorized',
-  'succeeded',
-  'failed',
-  'canceled',
-  'refunded',
-  'partially_refunded',
-] as const;
+export const PAYMENT_STATUSES = ['pending', 'authorized', 'succeeded', 'failed', 'canceled', 'refunded', 'partially_refunded'] as const;
 
 export const CARD_BRANDS = ['visa', 'mastercard', 'amex', 'discover', 'jcb', 'diners', 'unionpay'] as const;
 
-export const paymentListSpec: ListSpec = {
+export const paymentListSpec = {
   name: 'payments',
   filters: {
     status: { kind: 'enum', values: PAYMENT_STATUSES, column: 'status' },
@@ -26,4 +18,4 @@ export const paymentListSpec: ListSpec = {
   },
   sorts: { created_at: 'created_at', amount: 'amount' },
   defaultSort: 'created_at',
-};
+} as const satisfies ListSpec;

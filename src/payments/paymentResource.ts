@@ -11,6 +11,7 @@ export function toPaymentResource(row: Omit<Selectable<PaymentTable>, 'resource'
     currency: row.currency,
     status: row.status as Payment['status'],
     amount_refunded: row.amount_refunded,
+    refund_reason: row.refund_reason,
     method: 'card',
     card: {
       brand: row.card_brand as Payment['card']['brand'],

@@ -1,20 +1,23 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
-import { listHandler } from '../listing/listRoute.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
+import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
-import { findPayment, listPayments } from './paymentQueries.ts';
-import { toPaymentResource } from './paymentResource.ts';
+import { findPayment } from './paymentQueries.ts';
+import { sendStoredResource } from '../listing/sendStoredResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
-export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const listSchema = {
     tags: ['payments'],
     querystring: listQuerySchema(paymentListSpec),
@@ -22,29 +25,31 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
   };
 
   app.get('/v3/payments', {
-    config: { scope: 'read', listSpec: paymentListSpec },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
     schema: { summary: 'List payments', ...listSchema },
-    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
-      const page = await listPayments(lists, { tenantId: request.caller.tenantId }, query, paging);
-      return page;
-    }),
+    handler: listHandler({ lists, table: 'payments', spec: paymentListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
   });
 
   app.get('/v3/accounts/:account/payments', {
-    config: { scope: 'read', listSpec: paymentListSpec },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
     schema: { summary: 'List the payments of one account', params: AccountParams, ...listSchema },
-    handler: listHandler(paymentListSpec, publicUrl, async (request, query, paging) => {
-      const { account } = request.params as { account: string };
-      const tenantId = request.caller.tenantId;
-      if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
-        throw notFound(`No account ${account}.`);
-      }
-      const page = await listPayments(lists, { tenantId, accountId: account }, query, paging);
-      return page;
+    handler: listHandler({
+      lists,
+      table: 'payments',
+      spec: paymentListSpec,
+      publicUrl,
+      scopeOf: async (request) => {
+        const { account } = request.params as { account: string };
+        const tenantId = request.caller.tenantId;
+        if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
+          throw notFound(`No account ${account}.`);
+        }
+        return { tenantId, accountId: account };
+      },
     }),
   });
 
-  app.get<{ Params: { payment: string } }>('/v3/payments/:payment', {
+  app.get('/v3/payments/:payment', {
     config: { scope: 'read' },
     schema: {
       summary: 'Get one payment',
@@ -52,11 +57,11 @@ export function registerPaymentRoutes(app: FastifyInstance, db: Db, lists: ListC
       params: Type.Object({ payment: Type.String() }),
       response: { 200: ResourceSchema(PaymentSchema) },
     },
-    handler: async (request) => {
+    handler: async (request, reply) => {
       const id = request.params.payment;
       const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
       if (!row) throw notFound(`No payment ${id}.`);
-      return { data: toPaymentResource(row) };
+      return sendStoredResource(reply, row.resource);
     },
   });
 }

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { CARD_BRANDS, PAYMENT_STATUSES } from './paymentListSpec.ts';
 import { Metadata } from '../accounts/accountSchema.ts';
-import { Nullable, StringEnum } from '../http/schemaTypes.ts';
+import { Nullable, StringEnum } from '../core/schemaTypes.ts';
 
 const NullableString = Nullable(Type.String());
 
@@ -21,6 +21,7 @@ export const PaymentSchema = Type.Object(
     currency: Type.String(),
     status: StringEnum(PAYMENT_STATUSES),
     amount_refunded: Type.Integer(),
+    refund_reason: Nullable(Type.String({ description: 'The reason given with the latest refund that gave one' })),
     method: StringEnum(['card'] as const),
     card: CardSchema,
     description: NullableString,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { notFound, validationProblem } from '../http/problem.ts';
-import { isIdOf } from '../ids/resourceId.ts';
+import { notFound, validationProblem } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { checkCard } from './card/checkCard.ts';
@@ -10,7 +11,7 @@ import { cardFingerprint } from './cardFingerprint.ts';
 import type { CardProcessor } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
-import { CaptureBody, CreatePaymentBody, RefundBody, type CreatePaymentInput } from './paymentWriteSchemas.ts';
+import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
 import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });
@@ -21,8 +22,10 @@ async function defaultToEmptyBody(request: { body: unknown }) {
   if (request.body === undefined || request.body === null) request.body = {};
 }
 
-export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, processor: CardProcessor, secret: string): void {
-  app.post<{ Body: CreatePaymentInput }>('/v3/payments', {
+export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, processor: CardProcessor, secret: string): void {
+  // Request and reply types come from the route schemas (TypeBox), never restated.
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.post('/v3/payments', {
     config: { scope: 'write' },
     schema: {
       summary: 'Take a card payment',
@@ -40,9 +43,9 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
       }
       if (!isIdOf('acc', input.account_id)) throw validationProblem({ account_id: ['is not an account of yours'] });
       const card = checked.card;
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
+      return idempotentPost(db, secret, request, reply, async (write) => {
         const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });
-        const row = await insertPayment(trx, db.dialect, request.caller.tenantId, {
+        const row = await insertPayment(write, request.caller.tenantId, {
           input,
           card,
           fingerprint: cardFingerprint(secret, card.digits),
@@ -58,39 +61,45 @@ export function registerPaymentWriteRoutes(app: FastifyInstance, db: Db, process
     return id;
   };
 
-  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/capture', {
+  app.post('/v3/payments/:payment/capture', {
     config: { scope: 'write' },
-    schema: { summary: 'Capture an authorized payment (optionally less)', tags: ['payments'], params: PaymentParams, body: CaptureBody, response: PaymentResponse },
+    schema: {
+      summary: 'Capture an authorized payment (optionally less)',
+      tags: ['payments'],
+      params: PaymentParams,
+      body: CaptureBody,
+      response: PaymentResponse,
+    },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await capturePayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await capturePayment(write, request.caller.tenantId, id, request.body?.amount);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },
   });
 
-  app.post<{ Params: { payment: string } }>('/v3/payments/:payment/cancel', {
+  app.post('/v3/payments/:payment/cancel', {
     config: { scope: 'write' },
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await cancelPayment(trx, db.dialect, request.caller.tenantId, id);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await cancelPayment(write, request.caller.tenantId, id);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },
   });
 
-  app.post<{ Params: { payment: string }; Body: { amount?: number } }>('/v3/payments/:payment/refunds', {
+  app.post('/v3/payments/:payment/refunds', {
     config: { scope: 'write' },
     schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
       const id = paymentId(request.params.payment);
-      return idempotentPost(db.kysely, secret, request, reply, async (trx) => {
-        const row = await refundPayment(trx, db.dialect, request.caller.tenantId, id, request.body?.amount);
+      return idempotentPost(db, secret, request, reply, async (write) => {
+        const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount, request.body?.reason);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
     },

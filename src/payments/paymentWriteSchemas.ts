@@ -37,4 +37,3 @@ export const RefundBody = Type.Object(
   { amount: Type.Optional(Amount), reason: Type.Optional(Type.String({ maxLength: 200 })) },
   { additionalProperties: false, description: 'amount defaults to what is left to refund' },
 );
-export const EmptyBody = Type.Object({}, { additionalProperties: false });

@@ -1,7 +1,8 @@
-import type { Selectable, Transaction } from 'kysely';
-import type { Database, Dialect, PaymentTable } from '../db/schema.ts';
-import { newId } from '../ids/resourceId.ts';
-import { notFound, Problem, validationProblem } from '../http/problem.ts';
+import type { Selectable } from 'kysely';
+import type { PaymentTable } from '../db/schema.ts';
+import type { Write } from '../db/writeTransaction.ts';
+import { newId } from '../core/resourceId.ts';
+import { notFound, Problem, validationProblem } from '../core/problem.ts';
 import { conflict, lockAccount } from '../accounts/accountWrites.ts';
 import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
@@ -9,7 +10,6 @@ import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } f
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
 import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
-import { pickShard } from '../counts/counterShard.ts';
 import { withPaymentResource } from './paymentResource.ts';
 
 export interface NewPayment {
@@ -20,16 +20,17 @@ export interface NewPayment {
 }
 
 /** The account a payment is for: the caller's own and open, checked under a row lock. */
-export async function payableAccount(trx: Transaction<Database>, dialect: Dialect, tenantId: string, accountId: string) {
-  const account = await lockAccount(trx, dialect, tenantId, accountId);
+export async function payableAccount(write: Write, tenantId: string, accountId: string) {
+  const account = await lockAccount(write, tenantId, accountId);
   if (!account) throw validationProblem({ account_id: ['is not an account of yours'] });
-  if (account.status === 'closed') throw conflict('The account is closed', `Account ${accountId} is closed and cannot take payments.`);
+  if (account.status === 'closed') throw conflict(`Account ${accountId} is closed and cannot take payments.`);
   return account;
 }
 
-export async function insertPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, payment: NewPayment) {
+export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
+  const { trx, shard } = write;
   const { input, card, fingerprint, outcome } = payment;
-  await payableAccount(trx, dialect, tenantId, input.account_id);
+  await payableAccount(write, tenantId, input.account_id);
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
   const status = nextStatus('pending', event)!;
   const now = new Date().toISOString();
@@ -41,6 +42,7 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
     currency: input.currency,
     status,
     amount_refunded: 0,
+    refund_reason: null,
     method: 'card',
     card_brand: card.brand,
     card_last4: card.last4,
@@ -57,30 +59,29 @@ export async function insertPayment(trx: Transaction<Database>, dialect: Dialect
     updated_at: now,
   });
   await trx.insertInto('payments').values(row).execute();
-  const shard = pickShard(dialect);
-  await adjustCounts(trx, tenantId, paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })), shard);
+  await adjustCounts(
+    trx,
+    tenantId,
+    paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })),
+    shard,
+  );
   await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
   return row;
 }
 
-async function lockPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
-  let query = trx.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-  if (dialect === 'postgres') query = query.forUpdate();
-  const row = await query.executeTakeFirst();
+async function lockPayment({ trx }: Write, tenantId: string, id: string) {
+  const row = await trx.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
   if (!row) throw notFound(`No payment ${id}.`);
   return row;
 }
 
 function illegal(row: { id: string; status: string }, action: string, event: PaymentEvent): Problem {
-  return new Problem({
-    status: 409,
-    type: 'https://docs.payments.example/problems/invalid-transition',
-    title: `The payment cannot be ${action}`,
+  return new Problem('invalid-transition', {
     detail: `Payment ${row.id} is ${row.status}; only a payment that is ${statusesAllowing(event).join(' or ')} can be ${action}.`,
   });
 }
 
-async function save(trx: Transaction<Database>, dialect: Dialect, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
+async function save({ trx, shard }: Write, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
   const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
   await trx
     .updateTable('payments')
@@ -88,40 +89,44 @@ async function save(trx: Transaction<Database>, dialect: Dialect, row: Selectabl
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
-  const shard = pickShard(dialect);
   if (changes.status !== undefined) {
-    await adjustCounts(trx, row.tenant_id, statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status), shard);
+    await adjustCounts(
+      trx,
+      row.tenant_id,
+      statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status),
+      shard,
+    );
   }
   // A status change moves the row between status slices; a smaller capture moves it in amount order.
   await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated), shard);
   return updated;
 }
 
-export async function capturePayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, amount?: number) {
-  const row = await lockPayment(trx, dialect, tenantId, id);
+export async function capturePayment(write: Write, tenantId: string, id: string, amount?: number) {
+  const row = await lockPayment(write, tenantId, id);
   const status = nextStatus(row.status as PaymentStatus, 'capture');
   if (!status) throw illegal(row, 'captured', 'capture');
   if (amount !== undefined && amount > row.amount) {
     throw validationProblem({ amount: [`must not exceed the authorized ${row.amount}`] });
   }
   const now = new Date().toISOString();
-  return save(trx, dialect, row, { status, amount: amount ?? row.amount, captured_at: now });
+  return save(write, row, { status, amount: amount ?? row.amount, captured_at: now });
 }
 
-export async function cancelPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string) {
-  const row = await lockPayment(trx, dialect, tenantId, id);
+export async function cancelPayment(write: Write, tenantId: string, id: string) {
+  const row = await lockPayment(write, tenantId, id);
   const status = nextStatus(row.status as PaymentStatus, 'cancel');
   if (!status) throw illegal(row, 'canceled', 'cancel');
-  return save(trx, dialect, row, { status });
+  return save(write, row, { status });
 }
 
-export async function refundPayment(trx: Transaction<Database>, dialect: Dialect, tenantId: string, id: string, amount?: number) {
-  const row = await lockPayment(trx, dialect, tenantId, id);
+export async function refundPayment(write: Write, tenantId: string, id: string, amount?: number, reason?: string) {
+  const row = await lockPayment(write, tenantId, id);
   if (!nextStatus(row.status as PaymentStatus, 'refund_part')) throw illegal(row, 'refunded', 'refund_part');
   const left = row.amount - row.amount_refunded;
   const refund = amount ?? left;
   if (refund > left) throw validationProblem({ amount: [`must not exceed the ${left} left to refund`] });
   const refunded = row.amount_refunded + refund;
   const status = nextStatus(row.status as PaymentStatus, refunded === row.amount ? 'refund_rest' : 'refund_part')!;
-  return save(trx, dialect, row, { status, amount_refunded: refunded });
+  return save(write, row, { status, amount_refunded: refunded, ...(reason !== undefined ? { refund_reason: reason } : {}) });
 }

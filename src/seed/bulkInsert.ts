@@ -9,11 +9,44 @@ import type { CountRow } from '../counts/listCounts.ts';
 import type { BucketRow } from '../counts/listBuckets.ts';
 import type { SeedPayment } from './seedRows.ts';
 
-const ACCOUNT_COLUMNS = ['id', 'tenant_id', 'name', 'email', 'currency', 'status', 'metadata', 'created_at', 'updated_at', 'resource', 'name_folded', 'email_folded'] as const;
+const ACCOUNT_COLUMNS = [
+  'id',
+  'tenant_id',
+  'name',
+  'email',
+  'currency',
+  'status',
+  'metadata',
+  'created_at',
+  'updated_at',
+  'resource',
+  'name_folded',
+  'email_folded',
+] as const;
 const PAYMENT_COLUMNS = [
-  'id', 'tenant_id', 'account_id', 'amount', 'currency', 'status', 'amount_refunded', 'method', 'card_brand', 'card_last4',
-  'card_exp_month', 'card_exp_year', 'card_fingerprint', 'description', 'reference', 'failure_code', 'failure_message',
-  'metadata', 'captured_at', 'created_at', 'updated_at', 'resource',
+  'id',
+  'tenant_id',
+  'account_id',
+  'amount',
+  'currency',
+  'status',
+  'amount_refunded',
+  'refund_reason',
+  'method',
+  'card_brand',
+  'card_last4',
+  'card_exp_month',
+  'card_exp_year',
+  'card_fingerprint',
+  'description',
+  'reference',
+  'failure_code',
+  'failure_message',
+  'metadata',
+  'captured_at',
+  'created_at',
+  'updated_at',
+  'resource',
 ] as const;
 
 /** Count rows go in statements of at most this many (a batch adds to ~100k bucket rows). */

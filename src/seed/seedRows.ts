@@ -3,17 +3,83 @@ import { cardFingerprint } from '../payments/cardFingerprint.ts';
 import type { SeedRandom } from './seedRandom.ts';
 import { withAccountResource } from '../accounts/accountResource.ts';
 
-const FIRST = ['Ada', 'Grace', 'Alan', 'Edsger', 'Barbara', 'Donald', 'Margaret', 'Ken', 'Radia', 'Linus', 'Frances', 'John', 'Hedy', 'Tim', 'Katherine', 'Dennis', 'Sophie', 'Yukihiro', 'Guido', 'Anders'];
-const LAST = ['Lovelace', 'Hopper', 'Turing', 'Dijkstra', 'Liskov', 'Knuth', 'Hamilton', 'Thompson', 'Perlman', 'Torvalds', 'Allen', 'McCarthy', 'Lamarr', 'Berners-Lee', 'Johnson', 'Ritchie', 'Wilson', 'Matsumoto', 'van Rossum', 'Hejlsberg'];
+const FIRST = [
+  'Ada',
+  'Grace',
+  'Alan',
+  'Edsger',
+  'Barbara',
+  'Donald',
+  'Margaret',
+  'Ken',
+  'Radia',
+  'Linus',
+  'Frances',
+  'John',
+  'Hedy',
+  'Tim',
+  'Katherine',
+  'Dennis',
+  'Sophie',
+  'Yukihiro',
+  'Guido',
+  'Anders',
+];
+const LAST = [
+  'Lovelace',
+  'Hopper',
+  'Turing',
+  'Dijkstra',
+  'Liskov',
+  'Knuth',
+  'Hamilton',
+  'Thompson',
+  'Perlman',
+  'Torvalds',
+  'Allen',
+  'McCarthy',
+  'Lamarr',
+  'Berners-Lee',
+  'Johnson',
+  'Ritchie',
+  'Wilson',
+  'Matsumoto',
+  'van Rossum',
+  'Hejlsberg',
+];
 const COMPANY = ['Bakery', 'Books', 'Cycles', 'Coffee Roasters', 'Design Studio', 'Florist', 'Hardware', 'Outfitters', 'Records', 'Tea House'];
-const CURRENCIES = [['USD', 40], ['EUR', 30], ['GBP', 15], ['CAD', 5], ['AUD', 5], ['JPY', 5]] as const;
-const ACCOUNT_STATUS = [['active', 85], ['suspended', 10], ['closed', 5]] as const;
+const CURRENCIES = [
+  ['USD', 40],
+  ['EUR', 30],
+  ['GBP', 15],
+  ['CAD', 5],
+  ['AUD', 5],
+  ['JPY', 5],
+] as const;
+const ACCOUNT_STATUS = [
+  ['active', 85],
+  ['suspended', 10],
+  ['closed', 5],
+] as const;
 const PAYMENT_STATUS = [
-  ['succeeded', 70], ['failed', 9], ['refunded', 4], ['partially_refunded', 3],
-  ['authorized', 6], ['canceled', 4], ['pending', 4],
+  ['succeeded', 70],
+  ['failed', 9],
+  ['refunded', 4],
+  ['partially_refunded', 3],
+  ['authorized', 6],
+  ['canceled', 4],
+  ['pending', 4],
 ] as const;
 const CAPTURED = new Set<string>(['succeeded', 'refunded', 'partially_refunded']);
-const BRANDS = [['visa', 45], ['mastercard', 30], ['amex', 9], ['discover', 5], ['jcb', 4], ['diners', 3], ['unionpay', 4]] as const;
+const BRANDS = [
+  ['visa', 45],
+  ['mastercard', 30],
+  ['amex', 9],
+  ['discover', 5],
+  ['jcb', 4],
+  ['diners', 3],
+  ['unionpay', 4],
+] as const;
 const FAILURES = [
   ['insufficient_funds', 'The card has insufficient funds.'],
   ['card_declined', 'The card was declined.'],
@@ -21,7 +87,18 @@ const FAILURES = [
   ['incorrect_cvc', 'The card’s security code is incorrect.'],
   ['processing_error', 'An error occurred while processing the card.'],
 ] as const;
-const ITEMS = ['coffee beans', 'sourdough loaf', 'bicycle repair', 'logo design', 'bouquet', 'paint brushes', 'vinyl record', 'green tea', 'hiking boots', 'notebook'];
+const ITEMS = [
+  'coffee beans',
+  'sourdough loaf',
+  'bicycle repair',
+  'logo design',
+  'bouquet',
+  'paint brushes',
+  'vinyl record',
+  'green tea',
+  'hiking boots',
+  'notebook',
+];
 const CHANNELS = ['web', 'pos', 'app'];
 const DAY = 86_400_000;
 
@@ -157,6 +234,7 @@ export function makePayment(
     currency,
     status,
     amount_refunded: amountRefunded,
+    refund_reason: null,
     method: 'card',
     card_brand: card.brand,
     card_last4: card.last4,
@@ -225,7 +303,7 @@ function json(value: string | null): string {
  * without building the resource object and parsing the metadata back, per row at 10M rows.
  */
 export function paymentResourceJson(row: Omit<SeedPayment, 'resource'>): string {
-  return `{"id":${json(row.id)},"account_id":${json(row.account_id)},"amount":${row.amount},"currency":${json(row.currency)},"status":${json(row.status)},"amount_refunded":${row.amount_refunded},"method":"card","card":{"brand":${json(row.card_brand)},"last4":${json(row.card_last4)},"exp_month":${row.card_exp_month},"exp_year":${row.card_exp_year},"fingerprint":${json(row.card_fingerprint)}},"description":${json(row.description)},"reference":${json(row.reference)},"failure_code":${json(row.failure_code)},"failure_message":${json(row.failure_message)},"metadata":${row.metadata},"captured_at":${json(row.captured_at)},"created_at":${json(row.created_at)},"updated_at":${json(row.updated_at)}}`;
+  return `{"id":${json(row.id)},"account_id":${json(row.account_id)},"amount":${row.amount},"currency":${json(row.currency)},"status":${json(row.status)},"amount_refunded":${row.amount_refunded},"refund_reason":${json(row.refund_reason)},"method":"card","card":{"brand":${json(row.card_brand)},"last4":${json(row.card_last4)},"exp_month":${row.card_exp_month},"exp_year":${row.card_exp_year},"fingerprint":${json(row.card_fingerprint)}},"description":${json(row.description)},"reference":${json(row.reference)},"failure_code":${json(row.failure_code)},"failure_message":${json(row.failure_message)},"metadata":${row.metadata},"captured_at":${json(row.captured_at)},"created_at":${json(row.created_at)},"updated_at":${json(row.updated_at)}}`;
 }
 
 export { DAY };

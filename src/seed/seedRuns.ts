@@ -64,7 +64,6 @@ export function runPoolAccounts(db: Kysely<Database>, runId: string) {
   return db.selectFrom('seed_run_accounts').select(['account_id', 'currency']).where('run_id', '=', runId).orderBy('position').execute();
 }
 
-
 export const RUN_TAKEN = 'another process is running the same seed run (its progress moved); let it finish, or run this command again once it stopped';
 
 /** A seed that cannot be done as asked (no accounts to pay into; another process on the same run). */

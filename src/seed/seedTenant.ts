@@ -2,7 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/database.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
 import { countRows } from '../counts/listCounts.ts';
-import { pickShard } from '../counts/counterShard.ts';
+import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
@@ -80,10 +80,20 @@ interface Progress {
  */
 export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResult> {
   const tenant = await findOrCreateTenant(db.kysely, options.tenant);
-  if (options.payments > 0 && options.accounts === 0 && !(await db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).limit(1).executeTakeFirst())) {
+  if (
+    options.payments > 0 &&
+    options.accounts === 0 &&
+    !(await db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).limit(1).executeTakeFirst())
+  ) {
     throw new SeedInputError(`tenant ${options.tenant} has no accounts to pay into; seed some with --accounts`);
   }
-  const run = await findOrStartRun(db.kysely, { tenantId: tenant.id, seed: options.seed, accounts: options.accounts, payments: options.payments, until: options.until });
+  const run = await findOrStartRun(db.kysely, {
+    tenantId: tenant.id,
+    seed: options.seed,
+    accounts: options.accounts,
+    payments: options.payments,
+    until: options.until,
+  });
   const before = { accounts: run.accounts_done, payments: run.payments_done };
   const done: Progress = { ...before };
   const result = (outcome: SeedResult['outcome']): SeedResult => ({
@@ -213,7 +223,13 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
   }
   if (failure) {
     // Rows that are already there (a unique id) or progress that moved: another process on the same run.
-    const now = await findRun(db.kysely, { tenantId: tenant.id, seed: options.seed, accounts: options.accounts, payments: options.payments, until: options.until });
+    const now = await findRun(db.kysely, {
+      tenantId: tenant.id,
+      seed: options.seed,
+      accounts: options.accounts,
+      payments: options.payments,
+      until: options.until,
+    });
     if (now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments)) throw new SeedInputError(RUN_TAKEN);
     throw failure.error;
   }

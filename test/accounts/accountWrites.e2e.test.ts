@@ -81,7 +81,11 @@ describe('managing accounts', () => {
   it('updates name, email, status and metadata, moving updated_at', async () => {
     const { body: created } = await create({ name: 'Grace', email: 'grace@example.com', currency: 'USD' });
     await new Promise((r) => setTimeout(r, 5));
-    const { status, body } = await t.send('PATCH', `/v3/accounts/${created.data.id}`, key, { name: 'Grace Hopper', status: 'suspended', metadata: { team: 'navy' } });
+    const { status, body } = await t.send('PATCH', `/v3/accounts/${created.data.id}`, key, {
+      name: 'Grace Hopper',
+      status: 'suspended',
+      metadata: { team: 'navy' },
+    });
     expect(status).toBe(200);
     expect(body.data).toMatchObject({ name: 'Grace Hopper', email: 'grace@example.com', status: 'suspended', metadata: { team: 'navy' } });
     expect(body.data.updated_at > created.data.updated_at).toBe(true);
@@ -133,9 +137,19 @@ describe('managing accounts', () => {
   });
 
   it('answers a non-JSON body with 415 and broken JSON with 400', async () => {
-    const text = await t.app.inject({ method: 'POST', url: '/v3/accounts', headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' }, payload: 'name=x' });
+    const text = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'text/plain' },
+      payload: 'name=x',
+    });
     expect(text.statusCode).toBe(415);
-    const broken = await t.app.inject({ method: 'POST', url: '/v3/accounts', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: '{"name":' });
+    const broken = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload: '{"name":',
+    });
     expect(broken.statusCode).toBe(400);
     expect(broken.headers['content-type']).toMatch(/^application\/problem\+json/);
   });

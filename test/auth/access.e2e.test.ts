@@ -22,7 +22,13 @@ describe('access: API keys, scopes and tenant isolation (API.md §6)', () => {
   });
   afterAll(() => t.close());
 
-  const endpoints = ['/v3/accounts', '/v3/payments', '/v3/accounts/acc_01ARZ3NDEKTSV4RRFFQ69G5FAV', '/v3/payments/pay_01ARZ3NDEKTSV4RRFFQ69G5FAV', '/v3/accounts/acc_01ARZ3NDEKTSV4RRFFQ69G5FAV/payments'];
+  const endpoints = [
+    '/v3/accounts',
+    '/v3/payments',
+    '/v3/accounts/acc_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    '/v3/payments/pay_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    '/v3/accounts/acc_01ARZ3NDEKTSV4RRFFQ69G5FAV/payments',
+  ];
 
   it.each(endpoints)('%s without a key is 401 with a Bearer challenge', async (url) => {
     const response = await t.app.inject({ url });
@@ -31,15 +37,12 @@ describe('access: API keys, scopes and tenant isolation (API.md §6)', () => {
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 
-  it.each([
-    ['Bearer apk_not-a-real-key'],
-    ['Basic YWxhZGRpbjpvcGVuc2VzYW1l'],
-    ['Bearer'],
-    ['apk_xyz'],
-    [`Bearer ${'a'.repeat(5000)}`],
-  ])('Authorization: %s is 401', async (authorization) => {
-    expect((await t.app.inject({ url: '/v3/payments', headers: { authorization } })).statusCode).toBe(401);
-  });
+  it.each([['Bearer apk_not-a-real-key'], ['Basic YWxhZGRpbjpvcGVuc2VzYW1l'], ['Bearer'], ['apk_xyz'], [`Bearer ${'a'.repeat(5000)}`]])(
+    'Authorization: %s is 401',
+    async (authorization) => {
+      expect((await t.app.inject({ url: '/v3/payments', headers: { authorization } })).statusCode).toBe(401);
+    },
+  );
 
   it('authenticates before validating, so a stranger learns nothing about parameters', async () => {
     expect((await t.app.inject({ url: '/v3/payments?page=0' })).statusCode).toBe(401);
@@ -151,7 +154,8 @@ describe('authorization (OWASP API1, BOLA): another tenant’s records, in every
     accounts.closed = await create({ name: 'Closed', email: 'c@example.com', currency: 'USD' });
     await t.send('PATCH', `/v3/accounts/${accounts.closed}`, victim.key, { status: 'closed' });
     const pay = async (capture: boolean, number: string = CARDS.visa) =>
-      (await t.send('POST', '/v3/payments', victim.key, { account_id: accounts.active, amount: 1000, currency: 'USD', capture, card: card(number) })).body.data.id as string;
+      (await t.send('POST', '/v3/payments', victim.key, { account_id: accounts.active, amount: 1000, currency: 'USD', capture, card: card(number) })).body.data
+        .id as string;
     payments.succeeded = await pay(true);
     payments.authorized = await pay(false);
     payments.failed = await pay(true, CARDS.declined);
@@ -164,15 +168,29 @@ describe('authorization (OWASP API1, BOLA): another tenant’s records, in every
     payments.refunded = await pay(true);
     await t.send('POST', `/v3/payments/${payments.refunded}/refunds`, victim.key);
     // Seeded rows add the one state the API cannot make on demand (pending), and some of every other.
-    const seeded = await t.database.db.kysely.selectFrom('payments').select(['id', 'status']).where('tenant_id', '=', victim.id).where('id', 'not in', Object.values(payments)).execute();
+    const seeded = await t.database.db.kysely
+      .selectFrom('payments')
+      .select(['id', 'status'])
+      .where('tenant_id', '=', victim.id)
+      .where('id', 'not in', Object.values(payments))
+      .execute();
     for (const row of seeded) payments[`seeded ${row.status}`] ??= row.id;
     const states = await t.database.db.kysely.selectFrom('payments').select('status').distinct().where('id', 'in', Object.values(payments)).execute();
     expect(states.map((s) => s.status).sort()).toEqual(['authorized', 'canceled', 'failed', 'partially_refunded', 'pending', 'refunded', 'succeeded']);
   });
   afterAll(() => t.close());
 
-  const send = (key: string | undefined, attack: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: unknown }, headers: Record<string, string> = {}) =>
-    t.app.inject({ method: attack.method, url: attack.url, headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers }, ...(attack.payload === undefined ? {} : { payload: attack.payload as object }) });
+  const send = (
+    key: string | undefined,
+    attack: { method: 'GET' | 'POST' | 'PATCH' | 'DELETE'; url: string; payload?: unknown },
+    headers: Record<string, string> = {},
+  ) =>
+    t.app.inject({
+      method: attack.method,
+      url: attack.url,
+      headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers },
+      ...(attack.payload === undefined ? {} : { payload: attack.payload as object }),
+    });
 
   it('every account and payment of another tenant is a 404, answered exactly like an unknown one, and nothing changes', async () => {
     const before = await snapshot(t.database, victim.id);

@@ -7,8 +7,7 @@ const run = promisify(execFile);
 
 describe('the command line (npm run --silent cli -- …)', () => {
   let database: TestDatabase;
-  const cli = (...args: string[]) =>
-    run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...database.env, LOG_LEVEL: 'silent' } });
+  const cli = (...args: string[]) => run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...database.env, LOG_LEVEL: 'silent' } });
   beforeAll(async () => {
     database = await createTestDatabase();
   });
@@ -35,22 +34,33 @@ describe('the command line (npm run --silent cli -- …)', () => {
     const kysely = database.db.kysely;
     const tenant = await kysely.selectFrom('tenants').selectAll().where('name', '=', 'seeded').executeTakeFirstOrThrow();
     const count = async (table: 'accounts' | 'payments') =>
-      Number((await kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', tenant.id).executeTakeFirstOrThrow()).n);
+      Number(
+        (
+          await kysely
+            .selectFrom(table)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('tenant_id', '=', tenant.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
     expect(await count('accounts')).toBe(15);
     expect(await count('payments')).toBe(350);
-
   });
 
   it('gives the same rows for the same seed and starting state', async () => {
     const other = await createTestDatabase();
     try {
-      const again = (...args: string[]) =>
-        run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...other.env, LOG_LEVEL: 'silent' } });
+      const again = (...args: string[]) => run(process.execPath, ['src/cli/main.ts', ...args], { env: { ...process.env, ...other.env, LOG_LEVEL: 'silent' } });
       await cli('seed', '--tenant', 'twin', '--accounts', '4', '--payments', '50', '--seed', '3');
       await again('seed', '--tenant', 'twin', '--accounts', '4', '--payments', '50', '--seed', '3');
       const rowsOf = (db: TestDatabase) =>
-        db.db.kysely.selectFrom('payments').innerJoin('tenants', 'tenants.id', 'payments.tenant_id').where('tenants.name', '=', 'twin')
-          .select(['payments.id', 'account_id', 'amount', 'status', 'card_brand', 'payments.created_at', 'reference']).orderBy('payments.id').execute();
+        db.db.kysely
+          .selectFrom('payments')
+          .innerJoin('tenants', 'tenants.id', 'payments.tenant_id')
+          .where('tenants.name', '=', 'twin')
+          .select(['payments.id', 'account_id', 'amount', 'status', 'card_brand', 'payments.created_at', 'reference'])
+          .orderBy('payments.id')
+          .execute();
       const first = await rowsOf(database);
       expect(first).toHaveLength(50);
       expect(await rowsOf(other)).toEqual(first);

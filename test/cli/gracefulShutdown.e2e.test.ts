@@ -32,7 +32,14 @@ describe('graceful shutdown under load (SIGTERM)', () => {
       const i = n++;
       if (i % 3 === 2) {
         const reference = `sd-${i}`;
-        return { method: 'POST', path: '/v3/payments', key, tag: reference, headers: { 'idempotency-key': reference }, body: { account_id: accounts[i % accounts.length], amount: 500 + i, currency: 'USD', reference, card: card() } };
+        return {
+          method: 'POST',
+          path: '/v3/payments',
+          key,
+          tag: reference,
+          headers: { 'idempotency-key': reference },
+          body: { account_id: accounts[i % accounts.length], amount: 500 + i, currency: 'USD', reference, card: card() },
+        };
       }
       return { method: 'GET', path: `/v3/payments?per_page=${i % 2 ? 200 : 20}&page=${1 + (i % 7)}&sort=-amount`, key };
     };

@@ -25,7 +25,17 @@ describe('several instances on one database', () => {
     return { body: JSON.parse(o.body!), strategy: o.headers!['x-page-strategy'] };
   };
   const createOn = (server: ServerProcess, reference: string, idempotencyKey = `k-${reference}`) =>
-    send(server.url, { method: 'POST', path: '/v3/payments', key, headers: { 'idempotency-key': idempotencyKey }, body: { account_id: accounts[reference.length % accounts.length], amount: 4321, currency: 'GBP', reference, card: card() } }, agent);
+    send(
+      server.url,
+      {
+        method: 'POST',
+        path: '/v3/payments',
+        key,
+        headers: { 'idempotency-key': idempotencyKey },
+        body: { account_id: accounts[reference.length % accounts.length], amount: 4321, currency: 'GBP', reference, card: card() },
+      },
+      agent,
+    );
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -82,7 +92,10 @@ describe('several instances on one database', () => {
       const [first, second] = await Promise.all([createOn(a, reference, `same-${i}`), createOn(b, reference, `same-${i}`)]);
       const statuses = [first.status, second.status].sort();
       // One creates; the other replays it or is told the first is still running.
-      expect([[201, 201], [201, 409]]).toContainEqual(statuses);
+      expect([
+        [201, 201],
+        [201, 409],
+      ]).toContainEqual(statuses);
       const created = [first, second].find((o) => o.status === 201 && !o.headers!['idempotent-replayed'])!;
       expect(created).toBeDefined();
       const id = JSON.parse(created.body!).data.id;

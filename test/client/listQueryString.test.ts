@@ -5,7 +5,12 @@ describe('the client writes list queries as the API reads them', () => {
   it('writes filters, any-of lists, range operators, sort, per_page and page', () => {
     expect(
       listQueryString({
-        filter: { status: ['succeeded', 'refunded'], amount: { gte: 1000, lt: 5000 }, created_at: { gte: new Date('2026-01-01T00:00:00Z') }, reference: 'a,b&c' },
+        filter: {
+          status: ['succeeded', 'refunded'],
+          amount: { gte: 1000, lt: 5000 },
+          created_at: { gte: new Date('2026-01-01T00:00:00Z') },
+          reference: 'a,b&c',
+        },
         sort: '-amount',
         perPage: 500,
         page: 2,

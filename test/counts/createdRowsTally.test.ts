@@ -19,7 +19,18 @@ const basis: RunBasis = {
 describe('a tally of created rows', () => {
   it('adds up to the count and bucket rows of each row’s own deltas, in the same (global) order', () => {
     const accounts = [...seedAccounts(basis, 0, basis.accounts)];
-    const payments = [...seedPayments(basis, paymentPool(basis, [], accounts.map((a) => a.account)), 0, basis.payments)];
+    const payments = [
+      ...seedPayments(
+        basis,
+        paymentPool(
+          basis,
+          [],
+          accounts.map((a) => a.account),
+        ),
+        0,
+        basis.payments,
+      ),
+    ];
     // Amounts of every size, down to one minor unit, and times across day boundaries.
     payments.push({ ...payments[0], amount: 1 }, { ...payments[1], amount: 987_654_321 }, { ...payments[2], created_at: '2026-01-01T00:00:00.000Z' });
     const tally = new CreatedRowsTally();
@@ -31,7 +42,10 @@ describe('a tally of created rows', () => {
       ...payments.flatMap((p) => paymentCountKeys(p.account_id, p.status).map((k) => ({ ...k, delta: 1 }))),
     ];
     expect(countRows('ten_1', tally.countDeltas())).toEqual(countRows('ten_1', counts));
-    const expected = bucketRows('ten_1', payments.flatMap((p) => paymentBucketDeltas(undefined, p)));
+    const expected = bucketRows(
+      'ten_1',
+      payments.flatMap((p) => paymentBucketDeltas(undefined, p)),
+    );
     expect([...tally.bucketRows('ten_1')]).toEqual(expected);
     expect(expected.length).toBeGreaterThan(1000);
   });

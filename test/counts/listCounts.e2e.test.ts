@@ -24,8 +24,22 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       amount: fc.integer({ min: 50, max: 2_000_000 }),
     }),
   },
-  { weight: 4, arbitrary: fc.record({ kind: fc.constantFrom('capture' as const, 'cancel' as const, 'refund' as const), payment: fc.nat(), amount: fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('accountStatus' as const), account: fc.nat(), status: fc.constantFrom('active' as const, 'suspended' as const, 'closed' as const) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constantFrom('capture' as const, 'cancel' as const, 'refund' as const),
+      payment: fc.nat(),
+      amount: fc.option(fc.integer({ min: 1, max: 900 }), { nil: undefined }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('accountStatus' as const),
+      account: fc.nat(),
+      status: fc.constantFrom('active' as const, 'suspended' as const, 'closed' as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('deleteAccount' as const), account: fc.nat() }) },
 );
 
@@ -46,10 +60,14 @@ describe('maintained list counts', () => {
         else
           (select count(*) from accounts a where a.tenant_id = c.tenant_id and (c.status = '' or a.status = c.status))
         end as actual
-      from (select tenant_id, list, account_id, status, sum(n) as n from list_counts group by tenant_id, list, account_id, status) c`.execute(t.database.db.kysely);
+      from (select tenant_id, list, account_id, status, sum(n) as n from list_counts group by tenant_id, list, account_id, status) c`.execute(
+      t.database.db.kysely,
+    );
     const missing = await sql<{ n: number }>`
       select count(*) as n from payments p where not exists (
-        select 1 from list_counts c where c.tenant_id = p.tenant_id and c.list = 'payments' and c.account_id = p.account_id and c.status = p.status)`.execute(t.database.db.kysely);
+        select 1 from list_counts c where c.tenant_id = p.tenant_id and c.list = 'payments' and c.account_id = p.account_id and c.status = p.status)`.execute(
+      t.database.db.kysely,
+    );
     const wrong = rows.filter((r) => Number(r.n) !== Number(r.actual));
     return Number(missing.rows[0].n) > 0 ? [...wrong, { missing: missing.rows[0].n }] : wrong;
   }
@@ -73,7 +91,9 @@ describe('maintained list counts', () => {
     const sums = (rows: typeof kept) => rows.reduce((m, r) => m.set(key(r), (m.get(key(r)) ?? 0) + Number(r.n)), new Map<string, number>());
     const want = sums(rebuilt);
     const have = new Map([...sums(kept)].filter(([, n]) => n !== 0));
-    return [...new Set([...want.keys(), ...have.keys()])].filter((k) => want.get(k) !== have.get(k)).map((k) => ({ bucket: k, kept: have.get(k), rebuilt: want.get(k) }));
+    return [...new Set([...want.keys(), ...have.keys()])]
+      .filter((k) => want.get(k) !== have.get(k))
+      .map((k) => ({ bucket: k, kept: have.get(k), rebuilt: want.get(k) }));
   }
 
   it('stay equal to count(*), and bucket counts to a rebuild from the rows, under random interleaved writes from two tenants', async () => {
@@ -90,7 +110,13 @@ describe('maintained list counts', () => {
         }
         case 'payment': {
           if (!s.accounts.length) return;
-          const body = { account_id: s.accounts[op.account % s.accounts.length], amount: op.amount, currency: 'USD', capture: op.capture, card: card(op.cardNumber) };
+          const body = {
+            account_id: s.accounts[op.account % s.accounts.length],
+            amount: op.amount,
+            currency: 'USD',
+            capture: op.capture,
+            card: card(op.cardNumber),
+          };
           const r = await t.send('POST', '/v3/payments', key, body);
           if (r.status === 201) s.payments.push(r.body.data.id);
           return;
@@ -100,7 +126,12 @@ describe('maintained list counts', () => {
         case 'refund': {
           if (!s.payments.length) return;
           const id = s.payments[op.payment % s.payments.length];
-          await t.send('POST', `/v3/payments/${id}/${op.kind === 'refund' ? 'refunds' : op.kind}`, key, op.amount && op.kind !== 'cancel' ? { amount: op.amount } : undefined);
+          await t.send(
+            'POST',
+            `/v3/payments/${id}/${op.kind === 'refund' ? 'refunds' : op.kind}`,
+            key,
+            op.amount && op.kind !== 'cancel' ? { amount: op.amount } : undefined,
+          );
           return;
         }
         case 'accountStatus':
@@ -116,11 +147,14 @@ describe('maintained list counts', () => {
     };
 
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), opArb), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }), async (batches) => {
-        for (const batch of batches) await Promise.all(batch.map(([tenant, op]) => run(tenant, op)));
-        expect(await mismatches()).toEqual([]);
-        expect(await bucketMismatches()).toEqual([]);
-      }),
+      fc.asyncProperty(
+        fc.array(fc.array(fc.tuple(fc.integer({ min: 0, max: 1 }), opArb), { minLength: 1, maxLength: 6 }), { minLength: 1, maxLength: 8 }),
+        async (batches) => {
+          for (const batch of batches) await Promise.all(batch.map(([tenant, op]) => run(tenant, op)));
+          expect(await mismatches()).toEqual([]);
+          expect(await bucketMismatches()).toEqual([]);
+        },
+      ),
       { numRuns: 25 },
     );
     expect(state[0].payments.length + state[1].payments.length).toBeGreaterThan(20);

@@ -34,7 +34,9 @@ describe('database errors that mean "busy, retry" become 503 problems; others ar
 
   it('SQLite: busy by an extended code (a snapshot another process wrote past: SQLITE_BUSY_SNAPSHOT)', () => {
     expect(databaseBusyProblem(Object.assign(new Error('database is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 517 }))).toMatchObject({ status: 503 });
-    expect(databaseBusyProblem(Object.assign(new Error('database table is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 262 }))).toMatchObject({ status: 503 });
+    expect(databaseBusyProblem(Object.assign(new Error('database table is locked'), { code: 'ERR_SQLITE_ERROR', errcode: 262 }))).toMatchObject({
+      status: 503,
+    });
   });
 
   it('leaves other errors alone (they stay 500s, or another mapping’s business)', () => {

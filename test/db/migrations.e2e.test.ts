@@ -19,11 +19,24 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
     await admin.connect();
     await admin.query(`create schema ${schema}`);
     const db = openDatabase(TEST_PG_URL, { searchPath: schema });
-    return { db, drop: async () => { await db.close(); await admin.query(`drop schema ${schema} cascade`); await admin.end(); } };
+    return {
+      db,
+      drop: async () => {
+        await db.close();
+        await admin.query(`drop schema ${schema} cascade`);
+        await admin.end();
+      },
+    };
   }
   const dir = mkdtempSync(join(tmpdir(), 'migrate-'));
   const db = openDatabase(`sqlite:${join(dir, 'm.sqlite')}`);
-  return { db, drop: async () => { await db.close(); rmSync(dir, { recursive: true }); } };
+  return {
+    db,
+    drop: async () => {
+      await db.close();
+      rmSync(dir, { recursive: true });
+    },
+  };
 }
 
 describe('migrations', () => {
@@ -38,34 +51,81 @@ describe('migrations', () => {
         values ('acc_1', 'ten_1', 'ÜNÏCÖDÉ Straße', 'Ölaf@Example.COM', 'USD', 'active', '{"a":"b"}', ${now}, ${now})`.execute(db.kysely);
       await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
           card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
-        values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(db.kysely);
+        values ('pay_1', 'ten_1', 'acc_1', 1234, 'USD', 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${now}, ${now}, ${now})`.execute(
+        db.kysely,
+      );
 
-      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0003_list_counts', '0004_resource_json', '0005_account_status_index', '0006_list_buckets', '0007_bucket_levels', '0008_counter_shards', '0009_folded_text', '0010_seed_runs']);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual([
+        '0003_list_counts',
+        '0004_resource_json',
+        '0005_account_status_index',
+        '0006_list_buckets',
+        '0007_bucket_levels',
+        '0008_counter_shards',
+        '0009_folded_text',
+        '0010_seed_runs',
+        '0011_refund_reason',
+      ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
+      // 0011 spliced the new field into the stored text exactly where the renderer writes it.
+      expect(payment.resource).toBe(JSON.stringify(toPaymentResource(payment)));
+      expect(JSON.parse(payment.resource)).toMatchObject({ refund_reason: null });
       expect(JSON.parse(payment.resource)).toMatchObject({ id: 'pay_1', amount: 1234, created_at: now, card: { last4: '4242' } });
       // Texts folded with the migration's own copy of the folding, which is the code's.
       const account = await db.kysely.selectFrom('accounts').selectAll().executeTakeFirstOrThrow();
       expect([account.name_folded, account.email_folded]).toEqual(['ünïcödé strasse', 'ölaf@example.com']);
       expect([account.name_folded, account.email_folded]).toEqual([caseFold(account.name), caseFold(account.email)]);
-      const counts = await db.kysely.selectFrom('list_counts').select(['list', 'account_id', 'status', 'n']).orderBy('list').orderBy('account_id').orderBy('status').execute();
+      const counts = await db.kysely
+        .selectFrom('list_counts')
+        .select(['list', 'account_id', 'status', 'n'])
+        .orderBy('list')
+        .orderBy('account_id')
+        .orderBy('status')
+        .execute();
       expect(counts.map((c) => [c.list, c.account_id, c.status, Number(c.n)])).toEqual([
-        ['accounts', '', '', 1], ['accounts', '', 'active', 1],
-        ['payments', '', '', 1], ['payments', '', 'succeeded', 1], ['payments', 'acc_1', '', 1], ['payments', 'acc_1', 'succeeded', 1],
+        ['accounts', '', '', 1],
+        ['accounts', '', 'active', 1],
+        ['payments', '', '', 1],
+        ['payments', '', 'succeeded', 1],
+        ['payments', 'acc_1', '', 1],
+        ['payments', 'acc_1', 'succeeded', 1],
       ]);
       // 2026-01-02T03:04:05Z is 16-day bucket 1278, day 20455, hour 490923 and 5-minute bucket 5891076
       // since the epoch; 1234 is 1xxx, 12xx, 123x and itself.
       const readBuckets = async () =>
-        (await db.kysely.selectFrom('list_buckets').select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n']).orderBy('sort_key').orderBy('account_id').orderBy('status').orderBy('level').execute())
-          .map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)]);
+        (
+          await db.kysely
+            .selectFrom('list_buckets')
+            .select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n'])
+            .orderBy('sort_key')
+            .orderBy('account_id')
+            .orderBy('status')
+            .orderBy('level')
+            .execute()
+        ).map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)]);
       const buckets = await readBuckets();
       expect(buckets).toEqual([
-        ['amount', 0, '', '', 31, 1], ['amount', 1, '', '', 212, 1], ['amount', 2, '', '', 1123, 1], ['amount', 3, '', '', 1234, 1],
-        ['amount', 0, '', 'succeeded', 31, 1], ['amount', 1, '', 'succeeded', 212, 1], ['amount', 2, '', 'succeeded', 1123, 1], ['amount', 3, '', 'succeeded', 1234, 1],
-        ['amount', 0, 'acc_1', '', 31, 1], ['amount', 1, 'acc_1', '', 212, 1],
-        ['created_at', 0, '', '', 1278, 1], ['created_at', 1, '', '', 20455, 1], ['created_at', 2, '', '', 490923, 1], ['created_at', 3, '', '', 5891076, 1],
-        ['created_at', 0, '', 'succeeded', 1278, 1], ['created_at', 1, '', 'succeeded', 20455, 1], ['created_at', 2, '', 'succeeded', 490923, 1], ['created_at', 3, '', 'succeeded', 5891076, 1],
-        ['created_at', 0, 'acc_1', '', 1278, 1], ['created_at', 1, 'acc_1', '', 20455, 1],
+        ['amount', 0, '', '', 31, 1],
+        ['amount', 1, '', '', 212, 1],
+        ['amount', 2, '', '', 1123, 1],
+        ['amount', 3, '', '', 1234, 1],
+        ['amount', 0, '', 'succeeded', 31, 1],
+        ['amount', 1, '', 'succeeded', 212, 1],
+        ['amount', 2, '', 'succeeded', 1123, 1],
+        ['amount', 3, '', 'succeeded', 1234, 1],
+        ['amount', 0, 'acc_1', '', 31, 1],
+        ['amount', 1, 'acc_1', '', 212, 1],
+        ['created_at', 0, '', '', 1278, 1],
+        ['created_at', 1, '', '', 20455, 1],
+        ['created_at', 2, '', '', 490923, 1],
+        ['created_at', 3, '', '', 5891076, 1],
+        ['created_at', 0, '', 'succeeded', 1278, 1],
+        ['created_at', 1, '', 'succeeded', 20455, 1],
+        ['created_at', 2, '', 'succeeded', 490923, 1],
+        ['created_at', 3, '', 'succeeded', 5891076, 1],
+        ['created_at', 0, 'acc_1', '', 1278, 1],
+        ['created_at', 1, 'acc_1', '', 20455, 1],
       ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));

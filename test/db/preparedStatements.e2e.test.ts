@@ -23,7 +23,7 @@ describe('list statements on PostgreSQL', () => {
 
   it.runIf(TEST_DIALECT === 'postgres')('are prepared once per connection and then run by name, with one generic plan', async () => {
     const query = parseListQuery(paymentListSpec, { sort: '-amount' });
-    const ctx = { db: single.kysely, dialect: single.dialect, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
+    const ctx = { db: single, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
     const pages = [];
     for (let i = 0; i < 3; i++) {
       pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 1, perPage: 5, offset: 0 }));
@@ -40,7 +40,9 @@ describe('list statements on PostgreSQL', () => {
     const fromUrl = openDatabase(database.url); // …?options=-c search_path=<the test schema>
     try {
       const { rows } = await sql<{ zone: string; mode: string; payments: number }>`
-        select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(fromUrl.kysely);
+        select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(
+        fromUrl.kysely,
+      );
       expect(rows[0]).toEqual({ zone: 'UTC', mode: 'force_generic_plan', payments: 50 });
     } finally {
       await fromUrl.close();

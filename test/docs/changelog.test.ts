@@ -27,4 +27,11 @@ describe('CHANGELOG.md', () => {
     expect(apiDescription()).toContain(changelog.replace(/^# Changelog/, '## Changelog'));
     expect(apiVersion()).toBe(/^## \[(\d+\.\d+\.\d+)\]/m.exec(changelog)![1]);
   });
+
+  it('has the one version number: its newest release is the server package’s and the client’s', () => {
+    const server = JSON.parse(readFileSync('package.json', 'utf8')).version;
+    const client = JSON.parse(readFileSync('client/package.json', 'utf8')).version;
+    expect(server).toBe(apiVersion());
+    expect(client).toBe(apiVersion());
+  });
 });

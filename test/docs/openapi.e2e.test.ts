@@ -28,7 +28,13 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
   }
 
   /** Sends a real request and checks its status, media type and body against the document. */
-  async function conforms(method: 'GET' | 'POST' | 'PATCH' | 'DELETE', path: string, url: string, status: number, options: { payload?: unknown; key?: string | null; headers?: Record<string, string> } = {}) {
+  async function conforms(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    path: string,
+    url: string,
+    status: number,
+    options: { payload?: unknown; key?: string | null; headers?: Record<string, string> } = {},
+  ) {
     const authorization = options.key === null ? {} : { authorization: `Bearer ${options.key ?? key}` };
     const response = await t.app.inject({
       method,
@@ -90,7 +96,23 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     const ids = Object.values(doc.paths as Doc).flatMap((item) => Object.values(item as Doc).map((operation) => operation.operationId));
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids).toEqual(
-      expect.arrayContaining(['listAccounts', 'getAccount', 'createAccount', 'updateAccount', 'deleteAccount', 'listPayments', 'listAccountPayments', 'getPayment', 'createPayment', 'capturePayment', 'cancelPayment', 'refundPayment', 'health', 'ready', 'openapi']),
+      expect.arrayContaining([
+        'listAccounts',
+        'getAccount',
+        'createAccount',
+        'updateAccount',
+        'deleteAccount',
+        'listPayments',
+        'listAccountPayments',
+        'getPayment',
+        'createPayment',
+        'capturePayment',
+        'cancelPayment',
+        'refundPayment',
+        'health',
+        'ready',
+        'openapi',
+      ]),
     );
   });
 
@@ -101,9 +123,23 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
       expect(payments).toContain(`filter[amount][${op}]`);
       expect(payments).toContain(`filter[created_at][${op}]`);
     }
-    expect(payments).toEqual(expect.arrayContaining(['page', 'per_page', 'sort', 'filter[status]', 'filter[currency]', 'filter[account_id]', 'filter[card_brand]', 'filter[card_last4]', 'filter[reference]']));
+    expect(payments).toEqual(
+      expect.arrayContaining([
+        'page',
+        'per_page',
+        'sort',
+        'filter[status]',
+        'filter[currency]',
+        'filter[account_id]',
+        'filter[card_brand]',
+        'filter[card_last4]',
+        'filter[reference]',
+      ]),
+    );
     expect(names('/v3/accounts/{account}/payments')).toEqual(payments);
-    expect(names('/v3/accounts')).toEqual(expect.arrayContaining(['filter[status]', 'filter[currency]', 'filter[email]', 'filter[name]', 'filter[created_at][gte]', 'sort']));
+    expect(names('/v3/accounts')).toEqual(
+      expect.arrayContaining(['filter[status]', 'filter[currency]', 'filter[email]', 'filter[name]', 'filter[created_at][gte]', 'sort']),
+    );
     for (const parameter of doc.paths['/v3/payments'].get.parameters) expect(parameter.description, parameter.name).toBeTruthy();
     const sort = doc.paths['/v3/payments'].get.parameters.find((p: Doc) => p.name === 'sort');
     expect(new RegExp(sort.schema.pattern).test('-amount,created_at')).toBe(true);

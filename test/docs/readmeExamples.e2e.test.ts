@@ -49,8 +49,20 @@ describe('every curl and client example in the README runs against a real server
     const tenant = await findOrCreateTenant(database.db.kysely, 'acme');
     const key = await createApiKey(database.db.kysely, tenant.id, ['read', 'write']);
     const kysely = database.db.kysely;
-    const account = await kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).where('status', '=', 'active').orderBy('id').executeTakeFirstOrThrow();
-    const payment = await kysely.selectFrom('payments').select('id').where('tenant_id', '=', tenant.id).where('status', '=', 'succeeded').orderBy('id').executeTakeFirstOrThrow();
+    const account = await kysely
+      .selectFrom('accounts')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .where('status', '=', 'active')
+      .orderBy('id')
+      .executeTakeFirstOrThrow();
+    const payment = await kysely
+      .selectFrom('payments')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .where('status', '=', 'succeeded')
+      .orderBy('id')
+      .executeTakeFirstOrThrow();
     server = await startServer({ ...database.env, LOG_LEVEL: 'warn' });
     substitute = (code) =>
       code

@@ -48,7 +48,9 @@ describe('clients that hang up, stall or reset are counted as such, never as the
   const halfBody = (sent: string) =>
     new Promise<Socket>((resolve) => {
       const socket = connect(port, '127.0.0.1', () => {
-        socket.write(`POST /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n${sent}`);
+        socket.write(
+          `POST /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n${sent}`,
+        );
         resolve(socket);
       });
       socket.on('error', () => {});

@@ -117,7 +117,11 @@ describe('HTTP conventions: Link, ETag, compression, CORS, deprecation, versions
       const preflight = await app.inject({
         method: 'OPTIONS',
         url: '/v3/payments',
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,idempotency-key,content-type' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization,idempotency-key,content-type',
+        },
       });
       expect(preflight.statusCode).toBe(204);
       expect(preflight.headers['access-control-allow-origin']).toBe('https://app.example');
@@ -136,15 +140,21 @@ describe('HTTP conventions: Link, ETag, compression, CORS, deprecation, versions
   it('marks a route configured as deprecated with Deprecation, Sunset and a deprecation link', async () => {
     const app = Fastify();
     registerDeprecationHeaders(app);
-    app.get('/v3/old', { config: { deprecation: { since: '2026-12-01T00:00:00Z', sunset: '2027-06-01T00:00:00Z', link: 'https://docs.payments.example/changelog#3.4.0' } } }, async (_req, reply) => {
-      reply.header('link', '<https://x.example/?page=2>; rel="next"');
-      return { ok: true };
-    });
+    app.get(
+      '/v3/old',
+      { config: { deprecation: { since: '2026-12-01T00:00:00Z', sunset: '2027-06-01T00:00:00Z', link: 'https://docs.payments.example/changelog#3.4.0' } } },
+      async (_req, reply) => {
+        reply.header('link', '<https://x.example/?page=2>; rel="next"');
+        return { ok: true };
+      },
+    );
     app.get('/v3/current', async () => ({ ok: true }));
     const old = await app.inject({ url: '/v3/old' });
     expect(old.headers.deprecation).toBe(`@${Date.UTC(2026, 11, 1) / 1000}`);
     expect(old.headers.sunset).toBe('Tue, 01 Jun 2027 00:00:00 GMT');
-    expect(old.headers.link).toBe('<https://x.example/?page=2>; rel="next", <https://docs.payments.example/changelog#3.4.0>; rel="deprecation"; type="text/html"');
+    expect(old.headers.link).toBe(
+      '<https://x.example/?page=2>; rel="next", <https://docs.payments.example/changelog#3.4.0>; rel="deprecation"; type="text/html"',
+    );
     const current = await app.inject({ url: '/v3/current' });
     expect(current.headers.deprecation).toBeUndefined();
     expect(current.headers.sunset).toBeUndefined();
@@ -153,7 +163,9 @@ describe('HTTP conventions: Link, ETag, compression, CORS, deprecation, versions
 
   it('nothing the service serves today is deprecated', async () => {
     const doc = (await t.app.inject({ url: '/v3/openapi.json' })).json();
-    const deprecated = Object.values(doc.paths as Record<string, Record<string, { deprecated?: boolean }>>).flatMap((item) => Object.values(item).filter((op) => op.deprecated));
+    const deprecated = Object.values(doc.paths as Record<string, Record<string, { deprecated?: boolean }>>).flatMap((item) =>
+      Object.values(item).filter((op) => op.deprecated),
+    );
     expect(deprecated).toEqual([]);
     expect((await get('/v3/payments')).headers.deprecation).toBeUndefined();
   });

@@ -32,8 +32,18 @@ describe('text fields must be valid Unicode', () => {
     ['POST', '/v3/accounts', '{"name":"ok","email":"a@example.com","currency":"EUR","metadata":{"note":"x\\udc00"}}', 'metadata.note'],
     ['POST', '/v3/accounts', '{"name":"ok","email":"a@example.com","currency":"EUR","metadata":{"\\ud800":"x"}}', 'metadata.\ufffd'],
     ['PATCH', '/v3/accounts/{account}', '{"name":"\\ud800 renamed"}', 'name'],
-    ['POST', '/v3/payments', '{"account_id":"{account}","amount":5,"currency":"EUR","description":"\\ud83d","card":{"number":"4242424242424242","exp_month":12,"exp_year":2031,"cvc":"123"}}', 'description'],
-    ['POST', '/v3/payments', '{"account_id":"{account}","amount":5,"currency":"EUR","reference":"r\\udbff","card":{"number":"4242424242424242","exp_month":12,"exp_year":2031,"cvc":"123"}}', 'reference'],
+    [
+      'POST',
+      '/v3/payments',
+      '{"account_id":"{account}","amount":5,"currency":"EUR","description":"\\ud83d","card":{"number":"4242424242424242","exp_month":12,"exp_year":2031,"cvc":"123"}}',
+      'description',
+    ],
+    [
+      'POST',
+      '/v3/payments',
+      '{"account_id":"{account}","amount":5,"currency":"EUR","reference":"r\\udbff","card":{"number":"4242424242424242","exp_month":12,"exp_year":2031,"cvc":"123"}}',
+      'reference',
+    ],
     ['POST', '/v3/payments/{payment}/refunds', '{"amount":1,"reason":"\\udead"}', 'reason'],
   ] as const)('%s %s with a lone surrogate (%s) is a 422 naming %s, and nothing changes', async (method, url, json, field) => {
     const before = (await t.get(`/v3/accounts/${account}`, key)).body;
@@ -46,7 +56,11 @@ describe('text fields must be valid Unicode', () => {
   });
 
   it('a surrogate pair is a character like any other: stored, listed and read back as sent', async () => {
-    const created = await send('POST', '/v3/accounts', '{"name":"Card \\ud83d\\udcb3 shop","email":"pair@example.com","currency":"EUR","metadata":{"note":"\\ud83d\\ude00"}}');
+    const created = await send(
+      'POST',
+      '/v3/accounts',
+      '{"name":"Card \\ud83d\\udcb3 shop","email":"pair@example.com","currency":"EUR","metadata":{"note":"\\ud83d\\ude00"}}',
+    );
     expect(created.statusCode).toBe(201);
     const id = created.json().data.id;
     const one = await t.get(`/v3/accounts/${id}`, key);

@@ -24,8 +24,16 @@ describe('JSON bodies are UTF-8, byte for byte', () => {
   it.each([
     ['a byte that never starts UTF-8 (0xFF) in the name', 'name', body(['{"name":"a', [0xff], 'b","email":"a@example.com","currency":"EUR"}'])],
     ['an overlong slash (0xC0 0xAF) in the email', 'email', body(['{"name":"a","email":"a', [0xc0, 0xaf], '@example.com","currency":"EUR"}'])],
-    ['an encoded surrogate (0xED 0xA0 0x80) in a metadata value', 'metadata.note', body(['{"name":"a","email":"a@example.com","currency":"EUR","metadata":{"note":"', [0xed, 0xa0, 0x80], '"}}'])],
-    ['a truncated sequence (0xE2 0x82) at the end of a metadata value', 'metadata.note', body(['{"name":"a","email":"a@example.com","currency":"EUR","metadata":{"note":"x', [0xe2, 0x82], '"}}'])],
+    [
+      'an encoded surrogate (0xED 0xA0 0x80) in a metadata value',
+      'metadata.note',
+      body(['{"name":"a","email":"a@example.com","currency":"EUR","metadata":{"note":"', [0xed, 0xa0, 0x80], '"}}']),
+    ],
+    [
+      'a truncated sequence (0xE2 0x82) at the end of a metadata value',
+      'metadata.note',
+      body(['{"name":"a","email":"a@example.com","currency":"EUR","metadata":{"note":"x', [0xe2, 0x82], '"}}']),
+    ],
     ['ISO-8859-1 bytes of Ü sent as UTF-8', 'name', body(['{"name":"', [0xdc], 'ber","email":"a@example.com","currency":"EUR"}'])],
   ])('%s is a 422 naming %s', async (_, field, payload) => {
     const response = await post(payload);
@@ -44,7 +52,12 @@ describe('JSON bodies are UTF-8, byte for byte', () => {
     expect(await accounts()).toBe(0);
   });
 
-  it.each(['application/json; charset=iso-8859-1', 'application/json; charset=latin1', 'application/json;charset="windows-1252"', 'application/json; charset=utf-16'])('a body labelled %s is a 415, and nothing is stored', async (contentType) => {
+  it.each([
+    'application/json; charset=iso-8859-1',
+    'application/json; charset=latin1',
+    'application/json;charset="windows-1252"',
+    'application/json; charset=utf-16',
+  ])('a body labelled %s is a 415, and nothing is stored', async (contentType) => {
     const response = await post(body(['{"name":"', [0xdc], 'NICODE","email":"latin@example.com","currency":"EUR"}']), contentType);
     expect(response.statusCode, response.body).toBe(415);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -52,10 +65,13 @@ describe('JSON bodies are UTF-8, byte for byte', () => {
     expect(await accounts()).toBe(0);
   });
 
-  it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'APPLICATION/JSON; Charset=UTF8'])('%s with UTF-8 text is stored as sent', async (contentType) => {
-    const name = `ÜNÏCÖDÉ Straße ${contentType.length}`;
-    const response = await post(body([JSON.stringify({ name, email: `u${contentType.length}@example.com`, currency: 'EUR' })]), contentType);
-    expect(response.statusCode, response.body).toBe(201);
-    expect((await t.get(`/v3/accounts/${response.json().data.id}`, key)).body.data.name).toBe(name);
-  });
+  it.each(['application/json', 'application/json; charset=utf-8', 'application/json; charset="UTF-8"', 'APPLICATION/JSON; Charset=UTF8'])(
+    '%s with UTF-8 text is stored as sent',
+    async (contentType) => {
+      const name = `ÜNÏCÖDÉ Straße ${contentType.length}`;
+      const response = await post(body([JSON.stringify({ name, email: `u${contentType.length}@example.com`, currency: 'EUR' })]), contentType);
+      expect(response.statusCode, response.body).toBe(201);
+      expect((await t.get(`/v3/accounts/${response.json().data.id}`, key)).body.data.name).toBe(name);
+    },
+  );
 });

@@ -62,9 +62,7 @@ describe('Idempotency-Key on every POST', () => {
 
   it('creates exactly one record when concurrent requests share a key', async () => {
     const before = await countPayments();
-    const responses = await Promise.all(
-      Array.from({ length: 12 }, () => t.send('POST', '/v3/payments', key, body(4242), { 'idempotency-key': 'burst-1' })),
-    );
+    const responses = await Promise.all(Array.from({ length: 12 }, () => t.send('POST', '/v3/payments', key, body(4242), { 'idempotency-key': 'burst-1' })));
     const created = responses.filter((r) => r.status === 201);
     expect(created.length).toBeGreaterThanOrEqual(1);
     expect(new Set(created.map((r) => r.body.data.id)).size).toBe(1);
@@ -77,7 +75,9 @@ describe('Idempotency-Key on every POST', () => {
 
   it('scopes keys to the tenant: another tenant may use the same key', async () => {
     const other = await t.tenant('idem-other');
-    const otherAccount = (await t.send('POST', '/v3/accounts', other.key, { name: 'O', email: 'o@example.com', currency: 'USD' }, { 'idempotency-key': 'shared' })).body.data;
+    const otherAccount = (
+      await t.send('POST', '/v3/accounts', other.key, { name: 'O', email: 'o@example.com', currency: 'USD' }, { 'idempotency-key': 'shared' })
+    ).body.data;
     const mine = await t.send('POST', '/v3/accounts', key, { name: 'O', email: 'o@example.com', currency: 'USD' }, { 'idempotency-key': 'shared' });
     expect(mine.status).toBe(201);
     expect(mine.body.data.id).not.toBe(otherAccount.id);
@@ -87,9 +87,15 @@ describe('Idempotency-Key on every POST', () => {
     const first = await t.send('POST', '/v3/accounts', key, { name: 'Old', email: 'old@example.com', currency: 'USD' }, { 'idempotency-key': 'aging' });
     const kysely = t.database.db.kysely;
     const age = (hours: number) =>
-      kysely.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - hours * 3600_000).toISOString() }).where('key', '=', 'aging').execute();
+      kysely
+        .updateTable('idempotency_keys')
+        .set({ created_at: new Date(Date.now() - hours * 3600_000).toISOString() })
+        .where('key', '=', 'aging')
+        .execute();
     await age(23.9);
-    expect((await t.send('POST', '/v3/accounts', key, { name: 'Old', email: 'old@example.com', currency: 'USD' }, { 'idempotency-key': 'aging' })).body.data.id).toBe(first.body.data.id);
+    expect(
+      (await t.send('POST', '/v3/accounts', key, { name: 'Old', email: 'old@example.com', currency: 'USD' }, { 'idempotency-key': 'aging' })).body.data.id,
+    ).toBe(first.body.data.id);
     await age(24.1);
     const fresh = await t.send('POST', '/v3/accounts', key, { name: 'Old', email: 'old@example.com', currency: 'USD' }, { 'idempotency-key': 'aging' });
     expect(fresh.status).toBe(201);
@@ -118,7 +124,11 @@ describe('purging expired idempotency keys', () => {
         await t.send('POST', '/v3/accounts', key, { name: k, email: `${k}@example.com`, currency: 'USD' }, { 'idempotency-key': k });
       }
       const kysely = t.database.db.kysely;
-      await kysely.updateTable('idempotency_keys').set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() }).where('key', '=', 'old').execute();
+      await kysely
+        .updateTable('idempotency_keys')
+        .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+        .where('key', '=', 'old')
+        .execute();
       await purgeExpiredKeys(kysely);
       expect((await kysely.selectFrom('idempotency_keys').select('key').execute()).map((r) => r.key)).toEqual(['young']);
     } finally {

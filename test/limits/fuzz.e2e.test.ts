@@ -4,7 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { card, CARDS } from '../support/cards.ts';
-import { accountBody, actionBody, contentType, headerText, MALFORMED_NAMES, pathId, paymentBody, PROTOTYPE_MEMBER_FILTERS, queryString, rawBody } from '../support/hostileInputs.ts';
+import {
+  accountBody,
+  actionBody,
+  contentType,
+  headerText,
+  MALFORMED_NAMES,
+  pathId,
+  paymentBody,
+  PROTOTYPE_MEMBER_FILTERS,
+  queryString,
+  rawBody,
+} from '../support/hostileInputs.ts';
 import { reveals } from '../support/secretSpellings.ts';
 
 /**
@@ -66,12 +77,30 @@ describe('fuzzing every route with hostile input', () => {
     await seed(t.database.db, 'fuzz-b', 4, 30, 'fuzz-b');
     // Tenant B also gets records made through the API, carrying marker texts, in several states.
     const marker = 'zqmarkerb';
-    const account = await t.send('POST', '/v3/accounts', b.key, { name: `${marker} name`, email: `${marker}@example.com`, currency: 'USD', metadata: { [`${marker}_k`]: `${marker}_v` } });
-    for (const [capture, number] of [[true, CARDS.visa], [false, CARDS.mastercard], [true, CARDS.declined]] as const) {
-      await t.send('POST', '/v3/payments', b.key, { account_id: account.body.data.id, amount: 1234, currency: 'USD', capture, reference: `${marker}-ref`, description: `${marker} desc`, card: card(number) });
+    const account = await t.send('POST', '/v3/accounts', b.key, {
+      name: `${marker} name`,
+      email: `${marker}@example.com`,
+      currency: 'USD',
+      metadata: { [`${marker}_k`]: `${marker}_v` },
+    });
+    for (const [capture, number] of [
+      [true, CARDS.visa],
+      [false, CARDS.mastercard],
+      [true, CARDS.declined],
+    ] as const) {
+      await t.send('POST', '/v3/payments', b.key, {
+        account_id: account.body.data.id,
+        amount: 1234,
+        currency: 'USD',
+        capture,
+        reference: `${marker}-ref`,
+        description: `${marker} desc`,
+        card: card(number),
+      });
     }
     const db = t.database.db.kysely;
-    const ids = async (table: 'accounts' | 'payments', tenantId: string) => (await db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).execute()).map((r) => r.id);
+    const ids = async (table: 'accounts' | 'payments', tenantId: string) =>
+      (await db.selectFrom(table).select('id').where('tenant_id', '=', tenantId).execute()).map((r) => r.id);
     const foreignAccounts = await ids('accounts', b.id);
     const foreignPayments = await ids('payments', b.id);
     f = {
@@ -96,7 +125,14 @@ describe('fuzzing every route with hostile input', () => {
         arbitrary: fc.oneof(
           headerText(80),
           headerText(20).map((s) => `Bearer ${s}`),
-          fc.constantFrom(`bearer ${f.writer}`, `Bearer  ${f.writer}`, `Bearer ${f.writer}x`, `Bearer ${f.writer.slice(0, -1)}`, `Basic ${f.writer}`, `Bearer ${'A'.repeat(5000)}`),
+          fc.constantFrom(
+            `bearer ${f.writer}`,
+            `Bearer  ${f.writer}`,
+            `Bearer ${f.writer}x`,
+            `Bearer ${f.writer.slice(0, -1)}`,
+            `Basic ${f.writer}`,
+            `Bearer ${'A'.repeat(5000)}`,
+          ),
         ),
       },
     );
@@ -106,7 +142,14 @@ describe('fuzzing every route with hostile input', () => {
       .record(
         {
           authorization: authorization(),
-          'idempotency-key': fc.oneof(fc.constant(undefined), headerText(40), fc.stringMatching(/^[a-z0-9-]{1,12}$/), fc.uuid(), fc.uuid(), fc.constant('k'.repeat(300))),
+          'idempotency-key': fc.oneof(
+            fc.constant(undefined),
+            headerText(40),
+            fc.stringMatching(/^[a-z0-9-]{1,12}$/),
+            fc.uuid(),
+            fc.uuid(),
+            fc.constant('k'.repeat(300)),
+          ),
           'x-request-id': fc.oneof(fc.constant(undefined), headerText(100), fc.constantFrom(...SECRET_SHAPED_IDS)),
           expect: fc.oneof({ weight: 40, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.constantFrom('100-continue', 'bogus', '200-ok', '') }),
           'content-type': withBody ? contentType : fc.constant(undefined),
@@ -133,7 +176,8 @@ describe('fuzzing every route with hostile input', () => {
       expect(typeof problem.title, what).toBe('string');
       const named = (problem.errors && Object.keys(problem.errors).length > 0) || (typeof problem.detail === 'string' && problem.detail.length > 0);
       expect(named, `${what}: a problem must name what was wrong`).toBe(true);
-      if (problem.errors) for (const messages of Object.values(problem.errors)) expect(Array.isArray(messages) && (messages as unknown[]).length > 0, what).toBe(true);
+      if (problem.errors)
+        for (const messages of Object.values(problem.errors)) expect(Array.isArray(messages) && (messages as unknown[]).length > 0, what).toBe(true);
       if (status === 422 && request.method !== 'HEAD') expect(Object.keys(problem.errors ?? {}).length, `${what}: a 422 names its fields`).toBeGreaterThan(0);
       if (status === 401) expect(response.headers['www-authenticate'], what).toMatch(/^Bearer/);
       // However big or strange the request, the answer stays small (a 422 names at most 20 fields).
@@ -145,9 +189,11 @@ describe('fuzzing every route with hostile input', () => {
     }
     // A name qs would have dropped or reshaped is never answered as if the query did not have it.
     const names = queryNames(String(request.url));
-    if (names.some((n) => n.split(/[[\]]/).includes('__proto__') || MALFORMED_NAMES.includes(n))) expect(status, `${what}: a malformed name was ignored`).not.toBe(200);
+    if (names.some((n) => n.split(/[[\]]/).includes('__proto__') || MALFORMED_NAMES.includes(n)))
+      expect(status, `${what}: a malformed name was ignored`).not.toBe(200);
     const list = /^\/v3\/(accounts|payments|accounts\/[^/?]+\/payments)\/?(\?|$)/.test(String(request.url));
-    if (list && names.some((n) => PROTOTYPE_MEMBER_FILTERS.includes(n))) expect(status, `${what}: a filter named like a prototype member was ignored`).not.toBe(200);
+    if (list && names.some((n) => PROTOTYPE_MEMBER_FILTERS.includes(n)))
+      expect(status, `${what}: a filter named like a prototype member was ignored`).not.toBe(200);
     const givenId = (request.headers as Record<string, string>)['x-request-id'];
     if (SECRET_SHAPED_IDS.includes(givenId)) expect(response.headers['x-request-id'], `${what}: kept a secret-shaped request id`).not.toBe(givenId);
     // Nothing of tenant B that the request did not itself carry; never a key or a card number.
@@ -185,14 +231,29 @@ describe('fuzzing every route with hostile input', () => {
     // Lists: every query-string shape on every list endpoint.
     await run(
       fc
-        .tuple(fc.oneof(fc.constant('/v3/accounts'), fc.constant('/v3/payments'), pathId(allAccounts()).map((id) => `/v3/accounts/${id}/payments`)), queryString, headers(false))
+        .tuple(
+          fc.oneof(
+            fc.constant('/v3/accounts'),
+            fc.constant('/v3/payments'),
+            pathId(allAccounts()).map((id) => `/v3/accounts/${id}/payments`),
+          ),
+          queryString,
+          headers(false),
+        )
         .map(([path, query, h]) => ({ method: 'GET' as const, url: query ? `${path}?${query}` : path, headers: h })),
       RUNS.lists,
     );
     // Single reads: own, foreign, malformed ids.
     await run(
       fc
-        .tuple(fc.oneof(pathId(allAccounts()).map((id) => `/v3/accounts/${id}`), pathId(allPayments()).map((id) => `/v3/payments/${id}`)), fc.option(queryString), headers(false))
+        .tuple(
+          fc.oneof(
+            pathId(allAccounts()).map((id) => `/v3/accounts/${id}`),
+            pathId(allPayments()).map((id) => `/v3/payments/${id}`),
+          ),
+          fc.option(queryString),
+          headers(false),
+        )
         .map(([path, query, h]) => ({ method: 'GET' as const, url: query ? `${path}?${query}` : path, headers: h })),
       RUNS.reads,
     );
@@ -227,7 +288,23 @@ describe('fuzzing every route with hostile input', () => {
       fc
         .tuple(
           fc.constantFrom('GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'),
-          fc.oneof(fc.constantFrom('/health', '/ready', '/v3', '/v3/', '/', '//v3/payments', '/v3//payments', '/v3/payments/', '/V3/PAYMENTS', '/v2/payments', '/v3/payments/..%2f..%2fhealth'), fc.webPath(), pathId(allPayments()).map((id) => `/v3/payments/${id}/${id}`)),
+          fc.oneof(
+            fc.constantFrom(
+              '/health',
+              '/ready',
+              '/v3',
+              '/v3/',
+              '/',
+              '//v3/payments',
+              '/v3//payments',
+              '/v3/payments/',
+              '/V3/PAYMENTS',
+              '/v2/payments',
+              '/v3/payments/..%2f..%2fhealth',
+            ),
+            fc.webPath(),
+            pathId(allPayments()).map((id) => `/v3/payments/${id}/${id}`),
+          ),
           fc.option(queryString),
           headers(true),
           fc.option(rawBody(fc.jsonValue())),
@@ -247,6 +324,8 @@ describe('fuzzing every route with hostile input', () => {
     const list = await t.get('/v3/payments?per_page=1', f.writer);
     expect(list.status).toBe(200);
     // B's own view is intact: A's fuzzing changed none of B's records.
-    expect(await t.database.db.kysely.selectFrom('payments').select('id').where('id', 'in', f.foreignPayments).execute()).toHaveLength(f.foreignPayments.length);
+    expect(await t.database.db.kysely.selectFrom('payments').select('id').where('id', 'in', f.foreignPayments).execute()).toHaveLength(
+      f.foreignPayments.length,
+    );
   });
 });

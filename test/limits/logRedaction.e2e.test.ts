@@ -4,7 +4,7 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 import { startServer, type ServerProcess } from '../support/serverProcess.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import { CARDS } from '../support/cards.ts';
-import { scrubSecrets } from '../../src/http/scrubSecrets.ts';
+import { scrubSecrets } from '../../src/core/scrubSecrets.ts';
 
 describe('API keys and card numbers never reach a log line, whatever the client does with them', () => {
   let database: TestDatabase;
@@ -36,7 +36,9 @@ describe('API keys and card numbers never reach a log line, whatever the client 
         body: init.body,
       }).then(async (r) => ({ status: r.status, text: await r.text() }));
 
-    const account = JSON.parse((await call('POST', '/v3/accounts', { key: writer, body: JSON.stringify({ name: 'Logs', email: 'logs@example.com', currency: 'USD' }) })).text);
+    const account = JSON.parse(
+      (await call('POST', '/v3/accounts', { key: writer, body: JSON.stringify({ name: 'Logs', email: 'logs@example.com', currency: 'USD' }) })).text,
+    );
     const pay = (number: string, extra: Record<string, unknown> = {}) =>
       JSON.stringify({ account_id: account.data.id, amount: 500, currency: 'USD', card: { number, exp_month: 12, exp_year: 2031, cvc: '123' }, ...extra });
     const answers = [
@@ -45,7 +47,7 @@ describe('API keys and card numbers never reach a log line, whatever the client 
       await call('POST', '/v3/payments', { key: writer, body: pay(CARDS.mastercard, { nonsense: true }) }),
       await call('POST', '/v3/payments', { key: writer, body: pay('4242 4242 4242 4241') }),
       await call('POST', '/v3/payments', { key: reader, body: pay(CARDS.amex) }),
-      await call('POST', '/v3/payments', { key: writer, body: `{"card":{"number":"${CARDS.visa}"`, }),
+      await call('POST', '/v3/payments', { key: writer, body: `{"card":{"number":"${CARDS.visa}"` }),
       await call('POST', '/v3/payments', { key: writer, body: `number=${CARDS.visa}`, type: 'application/x-www-form-urlencoded' }),
       await call('GET', `/v3/payments?api_key=${writer}&card=${CARDS.visa}`),
       await call('GET', `/v3/payments?filter[reference]=${CARDS.mastercard}`, { key: writer }),
@@ -60,7 +62,9 @@ describe('API keys and card numbers never reach a log line, whatever the client 
     expect(answers.map((a) => a.status)).toContain(201);
     // A raw, malformed request carrying a key.
     await new Promise<void>((resolve) => {
-      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () => socket.write(`GET /v3/payments?k=${writer} HTTP/1.1\r\nauthorization: Bearer ${writer}\r\n\x00\r\n\r\n`));
+      const socket = connect(Number(new URL(server.url).port), '127.0.0.1', () =>
+        socket.write(`GET /v3/payments?k=${writer} HTTP/1.1\r\nauthorization: Bearer ${writer}\r\n\x00\r\n\r\n`),
+      );
       socket.on('close', () => resolve());
       socket.on('error', () => resolve());
       socket.resume();

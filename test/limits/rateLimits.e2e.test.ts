@@ -46,7 +46,12 @@ describe('rate limits: per API key and per client address', () => {
       }
       for (let i = 0; i < 5; i++) expect((await call(app, quiet)).statusCode).toBe(200);
       // Writes are refused before they run: nothing is created past the budget.
-      const write = await app.inject({ method: 'POST', url: '/v3/accounts', headers: { authorization: `Bearer ${busy}` }, payload: { name: 'n', email: 'n@example.com', currency: 'USD' } });
+      const write = await app.inject({
+        method: 'POST',
+        url: '/v3/accounts',
+        headers: { authorization: `Bearer ${busy}` },
+        payload: { name: 'n', email: 'n@example.com', currency: 'USD' },
+      });
       expect(write.statusCode).toBe(429);
       expect(await t.database.db.kysely.selectFrom('accounts').select('id').execute()).toEqual([]);
       expect((await call(app, undefined, '/health')).statusCode).toBe(200);

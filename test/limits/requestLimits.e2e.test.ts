@@ -44,26 +44,48 @@ describe('every resource a request can consume is bounded, and going past a boun
   it('the largest valid body (50 metadata values of 500 escaped characters) is still accepted', async () => {
     const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`key_${i}`.padEnd(40, 'k'), '\u00e9'.repeat(500)]));
     const payload = JSON.stringify({ name: 'big', email: 'big@example.com', currency: 'USD', metadata }).replace(/\u00e9/g, '\\u00e9');
-    const response = await t.app.inject({ method: 'POST', url: '/v3/accounts', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload,
+    });
     expect(response.statusCode).toBe(201);
   });
 
   it('a body nested 40,000 levels deep (within the size limit) is a 422 naming the field, not a crash', async () => {
     const payload = `{"name":"x","email":"a@b.co","currency":"USD","metadata":${'{"a":'.repeat(40_000)}1${'}'.repeat(40_000)}}`;
-    const response = await t.app.inject({ method: 'POST', url: '/v3/accounts', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/v3/accounts',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      payload,
+    });
     expect(expectProblem(response, 422).errors).toHaveProperty(['metadata.a']);
     expect((await t.app.inject({ url: '/health' })).statusCode).toBe(200);
   });
 
   it('text holding U+0000 (which PostgreSQL cannot store) is a 422 naming the field, in a query or a body (found by the fuzzer)', async () => {
-    expect(expectProblem(await get('/v3/accounts?filter[email]=%00'), 422).errors).toEqual({ 'filter[email]': ['must not contain the NUL character (U+0000)'] });
+    expect(expectProblem(await get('/v3/accounts?filter[email]=%00'), 422).errors).toEqual({
+      'filter[email]': ['must not contain the NUL character (U+0000)'],
+    });
     expect(expectProblem(await get('/v3/payments?filter[reference]=a%00b&sort=amount'), 422).errors).toHaveProperty(['filter[reference]']);
     const post = (url: string, payload: unknown) =>
       t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, payload: JSON.stringify(payload) });
-    expect(expectProblem(await post('/v3/accounts', { name: 'a\u0000b', email: 'a@b.co', currency: 'USD' }), 422).errors).toEqual({ name: ['must not contain the NUL character (U+0000)'] });
-    expect(expectProblem(await post('/v3/accounts', { name: 'ok', email: 'a@b.co', currency: 'USD', metadata: { 'k\u0000': 'v' } }), 422).errors).toHaveProperty(['metadata.k\u0000']);
+    expect(expectProblem(await post('/v3/accounts', { name: 'a\u0000b', email: 'a@b.co', currency: 'USD' }), 422).errors).toEqual({
+      name: ['must not contain the NUL character (U+0000)'],
+    });
+    expect(
+      expectProblem(await post('/v3/accounts', { name: 'ok', email: 'a@b.co', currency: 'USD', metadata: { 'k\u0000': 'v' } }), 422).errors,
+    ).toHaveProperty(['metadata.k\u0000']);
     const account = (await t.app.inject({ url: '/v3/accounts?per_page=1', headers: { authorization: `Bearer ${key}` } })).json().data[0].id;
-    const payment = await post('/v3/payments', { account_id: account, amount: 5, currency: 'USD', reference: 'r\u0000', card: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvc: '123' } });
+    const payment = await post('/v3/payments', {
+      account_id: account,
+      amount: 5,
+      currency: 'USD',
+      reference: 'r\u0000',
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvc: '123' },
+    });
     expect(expectProblem(payment, 422).errors).toEqual({ reference: ['must not contain the NUL character (U+0000)'] });
   });
 
@@ -114,7 +136,9 @@ describe('every resource a request can consume is bounded, and going past a boun
       const raw = await new Promise<string>((resolve, reject) => {
         const socket = connect(port, '127.0.0.1', () => {
           // Headers promise a body that never comes (a slow-loris client).
-          socket.write(`POST /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na`);
+          socket.write(
+            `POST /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 100\r\n\r\n{"na`,
+          );
         });
         let text = '';
         socket.on('data', (chunk) => (text += chunk));

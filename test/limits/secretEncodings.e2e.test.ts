@@ -63,12 +63,28 @@ describe('no spelling of a card number or a key reaches a log line or an error a
           const id = await send(`card ${how} as X-Request-Id`, ['GET /v3/payments HTTP/1.1', `x-request-id: ${spelled}`]);
           expect(id.headers['x-request-id'], `X-Request-Id ${spelled} is refused`).not.toBe(spelled);
           await send(`card ${how} in a content type`, ['POST /v3/accounts HTTP/1.1', `content-type: application/x-${spelled}`], '{}');
-          await send(`card ${how} as an Idempotency-Key of a refused body`, ['POST /v3/accounts HTTP/1.1', 'content-type: application/json', `idempotency-key: ${spelled}`], '{"name":""}');
+          await send(
+            `card ${how} as an Idempotency-Key of a refused body`,
+            ['POST /v3/accounts HTTP/1.1', 'content-type: application/json', `idempotency-key: ${spelled}`],
+            '{"name":""}',
+          );
         }
         const json = JSON.stringify(spelled).slice(1, -1).replace(/\\\\u/g, '\\u');
-        await send(`card ${how} as an unknown field`, ['POST /v3/accounts HTTP/1.1', 'content-type: application/json'], `{"name":"A","email":"a@example.com","currency":"USD","${json}":1}`);
-        await send(`card ${how} in broken JSON`, ['POST /v3/payments HTTP/1.1', 'content-type: application/json'], `{"account_id":"${account}","card":{"number":"${json}" "cvc":"123"}}`);
-        await send(`card ${how} as a metadata key`, ['POST /v3/accounts HTTP/1.1', 'content-type: application/json'], `{"name":"A","email":"a@example.com","currency":"USD","metadata":{"${json}":"x"}}`);
+        await send(
+          `card ${how} as an unknown field`,
+          ['POST /v3/accounts HTTP/1.1', 'content-type: application/json'],
+          `{"name":"A","email":"a@example.com","currency":"USD","${json}":1}`,
+        );
+        await send(
+          `card ${how} in broken JSON`,
+          ['POST /v3/payments HTTP/1.1', 'content-type: application/json'],
+          `{"account_id":"${account}","card":{"number":"${json}" "cvc":"123"}}`,
+        );
+        await send(
+          `card ${how} as a metadata key`,
+          ['POST /v3/accounts HTTP/1.1', 'content-type: application/json'],
+          `{"name":"A","email":"a@example.com","currency":"USD","metadata":{"${json}":"x"}}`,
+        );
         await send(`card ${how} as a form body`, ['POST /v3/payments HTTP/1.1', 'content-type: application/x-www-form-urlencoded'], `number=${json}`);
       }
     }
@@ -79,16 +95,26 @@ describe('no spelling of a card number or a key reaches a log line or an error a
     }
     await send('key as X-Request-Id', ['GET /v3/payments HTTP/1.1', `x-request-id: ${key.slice(0, 64)}`]);
     for (const digits of secrets) {
-      answers.push({ what: 'card in a CONNECT target', response: await sendRaw(port, `CONNECT ${digits.match(/.{4}/g)!.join('-')}:443 HTTP/1.1\r\nhost: x\r\n\r\n`) });
-      answers.push({ what: 'card in a path without Host', response: await sendRaw(port, `GET /v3/payments/${digits.match(/.{4}/g)!.join('%20')} HTTP/1.1\r\n\r\n`) });
-      answers.push({ what: 'card in an unknown Expect', response: await sendRaw(port, `GET /health?n=${digits} HTTP/1.1\r\nhost: x\r\nexpect: ${digits}\r\n\r\n`) });
+      answers.push({
+        what: 'card in a CONNECT target',
+        response: await sendRaw(port, `CONNECT ${digits.match(/.{4}/g)!.join('-')}:443 HTTP/1.1\r\nhost: x\r\n\r\n`),
+      });
+      answers.push({
+        what: 'card in a path without Host',
+        response: await sendRaw(port, `GET /v3/payments/${digits.match(/.{4}/g)!.join('%20')} HTTP/1.1\r\n\r\n`),
+      });
+      answers.push({
+        what: 'card in an unknown Expect',
+        response: await sendRaw(port, `GET /health?n=${digits} HTTP/1.1\r\nhost: x\r\nexpect: ${digits}\r\n\r\n`),
+      });
     }
     await send('key in a malformed request line', [`GET /v3/payments?k=${key} HTTP/1.1`, `x-bad\u0000: ${key}`]);
 
     for (const { what, response } of answers) {
       expect(response.status, what).toBeDefined();
       if (response.status! < 400) continue;
-      for (const secret of [...secrets, key]) expect(reveals(response.body, secret), `${what}: the ${response.status} answer echoes it: ${response.body.slice(0, 300)}`).toBe(false);
+      for (const secret of [...secrets, key])
+        expect(reveals(response.body, secret), `${what}: the ${response.status} answer echoes it: ${response.body.slice(0, 300)}`).toBe(false);
     }
     expect(answers.some((a) => a.response.status === 200)).toBe(true);
 

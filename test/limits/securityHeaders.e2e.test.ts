@@ -21,7 +21,11 @@ describe('security headers for a JSON API, on every answer', () => {
   const auth = () => ({ authorization: `Bearer ${key}` });
   const cases: Array<[string, () => Promise<{ statusCode: number; headers: Record<string, unknown> }>, number]> = [
     ['a list', () => t.app.inject({ url: '/v3/payments', headers: auth() }), 200],
-    ['a write', () => t.app.inject({ method: 'POST', url: '/v3/accounts', headers: auth(), payload: { name: 'H', email: 'h@example.com', currency: 'USD' } }), 201],
+    [
+      'a write',
+      () => t.app.inject({ method: 'POST', url: '/v3/accounts', headers: auth(), payload: { name: 'H', email: 'h@example.com', currency: 'USD' } }),
+      201,
+    ],
     ['no key', () => t.app.inject({ url: '/v3/payments' }), 401],
     ['an invalid query', () => t.app.inject({ url: '/v3/payments?page=0', headers: auth() }), 422],
     ['an unknown route', () => t.app.inject({ url: '/nope' }), 404],

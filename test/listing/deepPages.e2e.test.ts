@@ -22,7 +22,8 @@ describe('deep pages: any page at any depth, exact and found without walking', (
   });
   afterAll(() => t.close());
 
-  const whole = async (query: string) => (await t.get(`/v3/payments?${query}&per_page=5000`, key)).body.data.concat((await t.get(`/v3/payments?${query}&per_page=5000&page=2`, key)).body.data);
+  const whole = async (query: string) =>
+    (await t.get(`/v3/payments?${query}&per_page=5000`, key)).body.data.concat((await t.get(`/v3/payments?${query}&per_page=5000&page=2`, key)).body.data);
 
   it.each(['', 'sort=-amount', 'sort=amount,-created_at', 'filter[status]=succeeded,failed&sort=-created_at'])(
     'a page reached by links.next (%s) equals the page a client that never walked there gets',
@@ -60,7 +61,13 @@ describe('deep pages: any page at any depth, exact and found without walking', (
       const got = await t.get(`/v3/payments?${query}&per_page=${perPage}&page=${page}`, key);
       expect(String(got.headers['x-page-strategy']).replace(/-from-end$/, '')).toBe(strategy);
       expect(got.body.data).toEqual(all.slice((page - 1) * perPage, page * perPage));
-      expect(got.body.meta).toMatchObject({ current_page: page, from: (page - 1) * perPage + 1, to: Math.min(page * perPage, all.length), total: all.length, last_page: lastPage });
+      expect(got.body.meta).toMatchObject({
+        current_page: page,
+        from: (page - 1) * perPage + 1,
+        to: Math.min(page * perPage, all.length),
+        total: all.length,
+        last_page: lastPage,
+      });
     }
     const last = await t.get(`/v3/payments?${query}&per_page=${perPage}&page=${lastPage}`, key);
     expect(last.body.data).toEqual(all.slice((lastPage - 1) * perPage));
@@ -122,7 +129,11 @@ describe('deep pages: any page at any depth, exact and found without walking', (
       await kysely.transaction().execute(async (trx) => {
         await trx.deleteFrom('payments').where('id', 'in', gone).execute();
         const { recountTenant } = await import('../../src/counts/listCounts.ts');
-        await recountTenant(trx, other.database.db.dialect, (await trx.selectFrom('tenants').select('id').where('name', '=', 'shift').executeTakeFirstOrThrow()).id);
+        await recountTenant(
+          trx,
+          other.database.db.dialect,
+          (await trx.selectFrom('tenants').select('id').where('name', '=', 'shift').executeTakeFirstOrThrow()).id,
+        );
       });
       const all = (await other.get('/v3/payments?per_page=5000', w.key)).body.data;
       const again = await other.get('/v3/payments?per_page=10&page=2', w.key);

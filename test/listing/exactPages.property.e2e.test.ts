@@ -129,7 +129,10 @@ const SHAPES: Shape[] = [
     table: 'payments',
     query: () => 'sort=amount,-created_at',
     where: () => [],
-    sort: [['amount', 'asc'], ['created_at', 'desc']],
+    sort: [
+      ['amount', 'asc'],
+      ['created_at', 'desc'],
+    ],
   },
   {
     label: 'payments filter[status]=authorized&sort=amount',
@@ -249,7 +252,9 @@ async function readAndCheck(run: Run, instance: number, shape: Shape, accountId:
   }
   const stale = (body.data as unknown[]).findIndex((resource, i) => !isDeepStrictEqual(resource, slice[i].resource));
   if (stale >= 0) {
-    throw new Error(`${where}: row ${stale + 1} is not the stored record:\n  expected ${JSON.stringify(slice[stale].resource)}\n  actual   ${JSON.stringify(body.data[stale])}`);
+    throw new Error(
+      `${where}: row ${stale + 1} is not the stored record:\n  expected ${JSON.stringify(slice[stale].resource)}\n  actual   ${JSON.stringify(body.data[stale])}`,
+    );
   }
   return body.links.next;
 }
@@ -336,12 +341,15 @@ async function createPayment(run: Run, accountPick: number, amount: number, capt
 }
 
 const startWalk = fc.tuple(fc.nat(WALKERS - 1), shapeArb, perPageArb, pickArb, instanceArb).map(([slot, s, perPage, accountPick, instance]) =>
-  command(`walker ${slot}: start ${SHAPES[s].label} per_page=${perPage}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`, async (model, run) => {
-    const shape = SHAPES[s];
-    const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
-    const next = await readAndCheck(run, instance, shape, accountId, listPath(shape, accountId, perPage, 1));
-    model.walkers[slot] = next ? { shape, accountId, next: pathOf(next) } : null;
-  }),
+  command(
+    `walker ${slot}: start ${SHAPES[s].label} per_page=${perPage}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`,
+    async (model, run) => {
+      const shape = SHAPES[s];
+      const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
+      const next = await readAndCheck(run, instance, shape, accountId, listPath(shape, accountId, perPage, 1));
+      model.walkers[slot] = next ? { shape, accountId, next: pathOf(next) } : null;
+    },
+  ),
 );
 const followWalk = fc.tuple(fc.nat(WALKERS - 1), instanceArb).map(([slot, instance]) =>
   command(
@@ -355,14 +363,17 @@ const followWalk = fc.tuple(fc.nat(WALKERS - 1), instanceArb).map(([slot, instan
   ),
 );
 const jump = fc.tuple(shapeArb, perPageArb, pickArb, pickArb, instanceArb).map(([s, perPage, pagePick, accountPick, instance]) =>
-  command(`jump: ${SHAPES[s].label} per_page=${perPage} page#${pagePick}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`, async (_model, run) => {
-    const shape = SHAPES[s];
-    const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
-    const all = (await truth(run, shape, accountId)) ?? [];
-    const lastPage = Math.max(1, Math.ceil(all.length / perPage));
-    const page = 1 + (pagePick % (lastPage + 3)); // up to three pages past the end
-    await readAndCheck(run, instance, shape, accountId, listPath(shape, accountId, perPage, page));
-  }),
+  command(
+    `jump: ${SHAPES[s].label} per_page=${perPage} page#${pagePick}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`,
+    async (_model, run) => {
+      const shape = SHAPES[s];
+      const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
+      const all = (await truth(run, shape, accountId)) ?? [];
+      const lastPage = Math.max(1, Math.ceil(all.length / perPage));
+      const page = 1 + (pagePick % (lastPage + 3)); // up to three pages past the end
+      await readAndCheck(run, instance, shape, accountId, listPath(shape, accountId, perPage, page));
+    },
+  ),
 );
 
 const writes = [
@@ -379,7 +390,14 @@ const writes = [
         const id = await createPayment(run, accountPick, amount, capture);
         if (!id) return;
         const { kysely } = run.database.db;
-        const anchors = await kysely.selectFrom('payments').select('created_at').where('tenant_id', '=', run.tenantId).where('id', '!=', id).orderBy('created_at').orderBy('id').execute();
+        const anchors = await kysely
+          .selectFrom('payments')
+          .select('created_at')
+          .where('tenant_id', '=', run.tenantId)
+          .where('id', '!=', id)
+          .orderBy('created_at')
+          .orderBy('id')
+          .execute();
         if (anchors.length === 0) return;
         const createdAt = new Date(Date.parse(anchors[anchorPick % anchors.length].created_at) - earlierMs).toISOString();
         // Same row, earlier created_at, its stored JSON re-rendered by the app's own renderer:

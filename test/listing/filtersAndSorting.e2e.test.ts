@@ -7,7 +7,7 @@ type Row = Record<string, any>;
 /** Every record of a list, by following links.next with the largest page. */
 async function all(t: TestContext, url: string, key: string): Promise<Row[]> {
   const rows: Row[] = [];
-  let next: string | null = url + (url.includes('?') ? '&' : '?') + 'per_page=5000';
+  let next: string | null = `${url + (url.includes('?') ? '&' : '?')}per_page=5000`;
   while (next) {
     const { status, body } = await t.get(next.replace(/^https?:\/\/[^/]+/, ''), key);
     expect(status).toBe(200);
@@ -98,7 +98,13 @@ describe('filters and sorting (API.md §4)', () => {
     ['sort=amount', [['amount', 1]]],
     ['sort=-amount', [['amount', -1]]],
     ['sort=-created_at', [['created_at', -1]]],
-    ['sort=amount,-created_at', [['amount', 1], ['created_at', -1]]],
+    [
+      'sort=amount,-created_at',
+      [
+        ['amount', 1],
+        ['created_at', -1],
+      ],
+    ],
   ];
   it.each(paymentSorts)('payments?%s orders by the keys, then id', async (query, keys) => {
     const got = await all(t, `/v3/payments?${query}`, key);
@@ -107,14 +113,22 @@ describe('filters and sorting (API.md §4)', () => {
 
   it('combines a filter and a sort: filter[status]=failed&sort=-amount', async () => {
     const got = await all(t, '/v3/payments?filter[status]=failed&sort=-amount', key);
-    const expected = sortedBy(payments.filter((p) => p.status === 'failed'), [['amount', -1]]);
+    const expected = sortedBy(
+      payments.filter((p) => p.status === 'failed'),
+      [['amount', -1]],
+    );
     expect(got.map((p) => p.id)).toEqual(expected.map((p) => p.id));
   });
 
   it('lists one account’s payments with the same filters, and 404s for an unknown account', async () => {
     const account = accounts.find((a) => payments.some((p) => p.account_id === a.id))!;
     const got = await all(t, `/v3/accounts/${account.id}/payments?sort=-amount`, key);
-    expect(got.map((p) => p.id)).toEqual(sortedBy(payments.filter((p) => p.account_id === account.id), [['amount', -1]]).map((p) => p.id));
+    expect(got.map((p) => p.id)).toEqual(
+      sortedBy(
+        payments.filter((p) => p.account_id === account.id),
+        [['amount', -1]],
+      ).map((p) => p.id),
+    );
     expect((await t.get('/v3/accounts/acc_01ARZ3NDEKTSV4RRFFQ69G5FAV/payments', key)).status).toBe(404);
     expect((await t.get('/v3/accounts/nope/payments', key)).status).toBe(404);
   });

@@ -35,7 +35,9 @@ describe('statement templates', () => {
 
   it('keep values the builder wrote as constants', () => {
     const templates = new StatementTemplates();
-    const compiled = templates.statement('shape', (slot) => db.selectFrom('t').select('a').where('a', '=', 'fixed').where('b', '=', slot<number>('b')), { b: 3 });
+    const compiled = templates.statement('shape', (slot) => db.selectFrom('t').select('a').where('a', '=', 'fixed').where('b', '=', slot<number>('b')), {
+      b: 3,
+    });
     expect(compiled.parameters).toEqual(['fixed', 3]);
   });
 });

@@ -47,7 +47,12 @@ describe('Prometheus metrics at /metrics', () => {
   });
 
   it('needs no key, and is gone with METRICS=off', async () => {
-    const off = await buildApp({ config: { publicUrl: undefined, trustProxy: false, logLevel: 'silent', cardFingerprintSecret: 'x' }, db: t.database.db, logger: false, metrics: false });
+    const off = await buildApp({
+      config: { publicUrl: undefined, trustProxy: false, logLevel: 'silent', cardFingerprintSecret: 'x' },
+      db: t.database.db,
+      logger: false,
+      metrics: false,
+    });
     expect((await off.inject({ url: '/metrics' })).statusCode).toBe(404);
     await off.close();
   });
@@ -63,7 +68,11 @@ describe('request ids', () => {
         done();
       },
     });
-    const app = await buildApp({ config: { publicUrl: undefined, trustProxy: false, logLevel: 'info', cardFingerprintSecret: 'x' }, db: t.database.db, logger: { level: 'info', stream } });
+    const app = await buildApp({
+      config: { publicUrl: undefined, trustProxy: false, logLevel: 'info', cardFingerprintSecret: 'x' },
+      db: t.database.db,
+      logger: { level: 'info', stream },
+    });
     try {
       const response = await app.inject({ url: '/v3/payments', headers: { 'x-request-id': 'trace-log-42' } });
       expect(response.statusCode).toBe(401);

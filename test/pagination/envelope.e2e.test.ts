@@ -65,7 +65,12 @@ describe('list responses over HTTP match Laravel’s envelope for the same reque
   });
 
   it('honours X-Forwarded-Proto and -Host only when proxy trust is configured', async () => {
-    const headers = (key: string) => ({ authorization: `Bearer ${key}`, host: 'internal:3000', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'api.example.com' });
+    const headers = (key: string) => ({
+      authorization: `Bearer ${key}`,
+      host: 'internal:3000',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example.com',
+    });
     const tenant = await t.tenant('proxy');
     const untrusted = await t.app.inject({ url: '/v3/accounts', headers: headers(tenant.key) });
     expect(untrusted.json().meta.path).toBe('http://internal:3000/v3/accounts');

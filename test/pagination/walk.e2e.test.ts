@@ -14,7 +14,7 @@ const DATASETS = [
 ];
 const CURRENCIES = ['USD', 'EUR', 'GBP', 'CAD', 'AUD', 'JPY'];
 
-const subset = <T,>(items: readonly T[]) => fc.subarray([...items], { minLength: 1 });
+const subset = <T>(items: readonly T[]) => fc.subarray([...items], { minLength: 1 });
 const queryArb = fc.record(
   {
     status: subset(PAYMENT_STATUSES),
@@ -37,7 +37,7 @@ function expected(rows: Payment[], q: Query, sort: string | undefined): Payment[
   const keys = (sort ?? 'created_at').split(',').map((k) => [k.replace('-', ''), k.startsWith('-') ? -1 : 1] as const);
   return rows
     .filter((p) => (!q.status || q.status.includes(p.status)) && (!q.currency || q.currency.includes(p.currency)))
-    .filter((p) => (!q.card_brand || q.card_brand.includes(p.card.brand)))
+    .filter((p) => !q.card_brand || q.card_brand.includes(p.card.brand))
     .filter((p) => (q.amountGte === undefined || p.amount >= q.amountGte) && (q.amountLt === undefined || p.amount < q.amountLt))
     .sort((x, y) => {
       for (const [k, dir] of keys) {

@@ -40,7 +40,7 @@ describe('card numbers and CVCs leave no trace: not in the database, not in the 
       await call('POST', '/v3/payments', body, { 'idempotency-key': `pci-${i}` }); // replay
       await call('POST', '/v3/payments', { ...body, amount: 1 }, { 'idempotency-key': `pci-${i}` }); // conflicting reuse
       await call('POST', '/v3/payments', { ...body, currency: 'usd' }); // schema failure
-      await call('POST', '/v3/payments', { ...body, card: { ...body.card, number: `${number} ` + 'x' } }); // card failure
+      await call('POST', '/v3/payments', { ...body, card: { ...body.card, number: `${number} x` } }); // card failure
     }
     expect(await server.stop()).toBe(0);
     const created = await database.db.kysely.selectFrom('payments').select(['card_last4']).execute();
@@ -53,8 +53,8 @@ describe('card numbers and CVCs leave no trace: not in the database, not in the 
         ? sqliteFiles(database.url)
         : JSON.stringify(
             await Promise.all(
-              ['accounts', 'payments', 'api_keys', 'idempotency_keys', 'tenants'].map(async (table) =>
-                (await sql`select row_to_json(t)::text as row from ${sql.table(table)} t`.execute(database.db.kysely)).rows,
+              ['accounts', 'payments', 'api_keys', 'idempotency_keys', 'tenants'].map(
+                async (table) => (await sql`select row_to_json(t)::text as row from ${sql.table(table)} t`.execute(database.db.kysely)).rows,
               ),
             ),
           );

@@ -22,9 +22,17 @@ describe('card payments and their lifecycle', () => {
     expect(status).toBe(201);
     expect(headers.location).toBe(`/v3/payments/${body.data.id}`);
     expect(body.data).toMatchObject({
-      account_id: accountId, amount: 2500, currency: 'EUR', status: 'succeeded', amount_refunded: 0, method: 'card',
+      account_id: accountId,
+      amount: 2500,
+      currency: 'EUR',
+      status: 'succeeded',
+      amount_refunded: 0,
+      method: 'card',
       card: { brand: 'visa', last4: '4242', exp_month: 12, exp_year: 2031 },
-      description: 'coffee beans', reference: 'ord_1', failure_code: null, metadata: { basket: '7' },
+      description: 'coffee beans',
+      reference: 'ord_1',
+      failure_code: null,
+      metadata: { basket: '7' },
     });
     expect(body.data.captured_at).toBe(body.data.created_at);
     expect(JSON.stringify(body)).not.toContain(CARDS.visa);
@@ -116,6 +124,21 @@ describe('card payments and their lifecycle', () => {
     const none = await act(body.data.id, 'refunds', { amount: 1 });
     expect(none.status).toBe(409);
     expect(none.body.detail).toContain('is refunded');
+  });
+
+  it('keeps the reason given with a refund and shows it, in lists too, until a later refund gives another', async () => {
+    const { body } = await pay();
+    expect(body.data.refund_reason).toBeNull();
+    const first = await act(body.data.id, 'refunds', { amount: 500, reason: 'damaged in transit' });
+    expect(first.body.data).toMatchObject({ status: 'partially_refunded', refund_reason: 'damaged in transit' });
+    const second = await act(body.data.id, 'refunds', { amount: 500 });
+    expect(second.body.data.refund_reason).toBe('damaged in transit');
+    const third = await act(body.data.id, 'refunds', { reason: 'customer changed their mind' });
+    expect(third.body.data).toMatchObject({ status: 'refunded', refund_reason: 'customer changed their mind' });
+    const one = await t.send('GET', `/v3/payments/${body.data.id}`, key);
+    expect(one.body.data.refund_reason).toBe('customer changed their mind');
+    const list = await t.send('GET', '/v3/payments?per_page=5000', key);
+    expect(list.body.data.find((p: { id: string }) => p.id === body.data.id).refund_reason).toBe('customer changed their mind');
   });
 
   it('refuses to capture a succeeded or failed payment, saying its state', async () => {

@@ -39,7 +39,11 @@ describe('the seed’s rows', () => {
   });
 
   it('a payment’s stored representation is JSON.stringify(toPaymentResource(row)), for the seed’s rows and for awkward text', () => {
-    const pool = paymentPool(basis, [{ account_id: 'acc_old', currency: 'EUR' }], [...seedAccounts(basis, 0, basis.accounts)].map((m) => m.account));
+    const pool = paymentPool(
+      basis,
+      [{ account_id: 'acc_old', currency: 'EUR' }],
+      [...seedAccounts(basis, 0, basis.accounts)].map((m) => m.account),
+    );
     for (const row of seedPayments(basis, pool, 0, 2000)) expect(row.resource).toBe(JSON.stringify(toPaymentResource(row)));
     const [sample] = seedPayments(basis, pool, 0, 1);
     for (const text of ['say "hi"', 'back\\slash', 'line\nbreak', 'tab\there', '’ curly', '\u0001', '\ud800 lone', 'emoji 😀', '']) {
@@ -52,7 +56,11 @@ describe('the seed’s rows', () => {
     const own = [...seedAccounts(basis, 0, basis.accounts)];
     const cut = [...seedAccounts(basis, 0, 7), ...seedAccounts(basis, 7, 8), ...seedAccounts(basis, 8, basis.accounts)];
     expect(cut).toEqual(own);
-    const pool = paymentPool(basis, [], own.map((m) => m.account));
+    const pool = paymentPool(
+      basis,
+      [],
+      own.map((m) => m.account),
+    );
     const whole = [...seedPayments(basis, pool, 0, basis.payments)];
     const pieces = [0, 1, 999, 1000, 1001, 2500, 3000, basis.payments];
     const again = pieces.slice(1).flatMap((to, i) => [...seedPayments(basis, pool, pieces[i], to)]);

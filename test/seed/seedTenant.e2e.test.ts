@@ -27,10 +27,15 @@ function cli(database: TestDatabase, ...args: string[]) {
 
 /** `cli seed …` started slowly (a pause after every batch), to be stopped midway. */
 function startSlowSeed(database: TestDatabase, args: string[], pauseMs: number) {
-  const child = spawn(process.execPath, ['src/cli/main.ts', 'seed', ...args], { env: cliEnv(database, { SEED_PAUSE_MS: String(pauseMs) }), stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, ['src/cli/main.ts', 'seed', ...args], {
+    env: cliEnv(database, { SEED_PAUSE_MS: String(pauseMs) }),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((done) => child.on('exit', (code, signal) => done({ code, signal, stderr })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((done) =>
+    child.on('exit', (code, signal) => done({ code, signal, stderr })),
+  );
   return { child, exited };
 }
 
@@ -62,7 +67,9 @@ async function countsVersusRebuild(db: Db, tenant: string) {
   // Summed over the shards a counter's rows are spread over (PostgreSQL's writes pick one at random).
   const read = async (kysely: Db['kysely']) => {
     const counts = (
-      await sql<object>`select list, account_id, status, sum(n) as n from list_counts where tenant_id = ${id} group by list, account_id, status having sum(n) <> 0`.execute(kysely)
+      await sql<object>`select list, account_id, status, sum(n) as n from list_counts where tenant_id = ${id} group by list, account_id, status having sum(n) <> 0`.execute(
+        kysely,
+      )
     ).rows;
     const buckets = (
       await sql<object>`select sort_key, level, account_id, status, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
@@ -96,7 +103,15 @@ async function rowsOf(db: Db, tenant: string) {
 async function totals(db: Db, tenant: string) {
   const id = await tenantId(db, tenant);
   const count = async (table: 'accounts' | 'payments') =>
-    Number((await db.kysely.selectFrom(table).select((eb) => eb.fn.countAll().as('n')).where('tenant_id', '=', id).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await db.kysely
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('tenant_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   return { accounts: await count('accounts'), payments: await count('payments') };
 }
 
@@ -115,7 +130,10 @@ describe('seed in batches', () => {
   it('keeps counts and bucket counts equal to a rebuild; a completed run adds nothing; another seed adds', async () => {
     const db = database.db;
     await seed(db, 'grow', 5, 300, 'first');
-    const first = { accounts: await db.kysely.selectFrom('accounts').select('id').execute(), payments: await db.kysely.selectFrom('payments').select('id').execute() };
+    const first = {
+      accounts: await db.kysely.selectFrom('accounts').select('id').execute(),
+      payments: await db.kysely.selectFrom('payments').select('id').execute(),
+    };
     const options = { tenant: 'grow', accounts: 7, payments: 2500, seed: 'second', until: UNTIL, fingerprintSecret: 'test-secret', batchRows: 400 };
     const progress: number[] = [];
     const result = await seedTenant(db, { ...options, onProgress: (p) => progress.push(p.accounts.done + p.payments.done) });
@@ -135,8 +153,16 @@ describe('seed in batches', () => {
     const intoOld = await db.kysely
       .selectFrom('payments')
       .select('id')
-      .where('account_id', 'in', first.accounts.map((a) => a.id))
-      .where('id', 'not in', first.payments.map((p) => p.id))
+      .where(
+        'account_id',
+        'in',
+        first.accounts.map((a) => a.id),
+      )
+      .where(
+        'id',
+        'not in',
+        first.payments.map((p) => p.id),
+      )
       .execute();
     expect(intoOld.length).toBeGreaterThan(100);
 

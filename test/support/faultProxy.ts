@@ -38,7 +38,10 @@ export async function startFaultProxy(upstream: string, fault: (n: number, reque
       response.end(JSON.stringify(action.body ?? { type: 'about:blank', title: 'Injected', status: action.status }));
       return;
     }
-    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<string, string>;
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !['host', 'connection', 'content-length'].includes(name))) as Record<
+      string,
+      string
+    >;
     const answer = await fetch(`${upstream}${request.url}`, { method: request.method, headers, body: body.length ? body : undefined });
     const text = await answer.text();
     if (action === 'forward-then-503') {

@@ -50,7 +50,9 @@ export function send(origin: string, call: Call, agent: Agent, timeoutMs = 15_00
         res.setEncoding('utf8');
         res.on('data', (chunk) => (body += chunk));
         res.on('end', () => resolve({ call, requestId, startedAt, endedAt: performance.now(), status: res.statusCode, headers: res.headers, body }));
-        res.on('error', (error: NodeJS.ErrnoException) => resolve({ call, requestId, startedAt, endedAt: performance.now(), error: `response: ${error.code ?? error.message}` }));
+        res.on('error', (error: NodeJS.ErrnoException) =>
+          resolve({ call, requestId, startedAt, endedAt: performance.now(), error: `response: ${error.code ?? error.message}` }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(Object.assign(new Error('client timeout'), { code: 'CLIENT_TIMEOUT' })));

@@ -13,11 +13,11 @@ const groups = (digits: string) => digits.match(/.{1,4}/g)!;
 export function cardInUrl(digits: string): Record<string, string> {
   const g = groups(digits);
   return {
-    'plain': digits,
+    plain: digits,
     'plus-separated (form encoding)': g.join('+'),
     '%20-separated (our client)': g.join('%20'),
-    'dashes': g.join('-'),
-    'dots': g.join('.'),
+    dashes: g.join('-'),
+    dots: g.join('.'),
     'slashes encoded': g.join('%2F'),
     'mixed separators': `${g[0]}%20-${g[1]}.${g[2]}+${g.slice(3).join('_')}`,
     'double spaces': g.join('%20%20'),
@@ -37,12 +37,12 @@ export function cardInUrl(digits: string): Record<string, string> {
 export function cardInText(digits: string): Record<string, string> {
   const g = groups(digits);
   return {
-    'plain': digits,
-    'spaces': g.join(' '),
-    'dashes': g.join('-'),
-    'dots': g.join('.'),
+    plain: digits,
+    spaces: g.join(' '),
+    dashes: g.join('-'),
+    dots: g.join('.'),
     'mixed separators': `${g[0]} -${g[1]}.${g[2]}/${g.slice(3).join('_')}`,
-    'colons': g.join(':'),
+    colons: g.join(':'),
     'percent-encoded': percentAll(digits),
     'JSON escapes': [...digits].map((d) => `\\u003${d}`).join(''),
   };
@@ -51,7 +51,7 @@ export function cardInText(digits: string): Record<string, string> {
 /** An API key as it may stand in a URL. */
 export function keyInUrl(key: string): Record<string, string> {
   return {
-    'plain': key,
+    plain: key,
     'first letter encoded': `%61${key.slice(1)}`,
     'underscore encoded': `apk%5F${key.slice(4)}`,
     'every character encoded': percentAll(key),

@@ -59,7 +59,15 @@ export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   const data = join(dir, 'data');
   const port = await freePort();
   const pgCtl = join(BIN, 'pg_ctl');
-  const serverOptions = [`-p ${port}`, '-c listen_addresses=127.0.0.1', `-k ${dir}`, '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=60'].join(' ');
+  const serverOptions = [
+    `-p ${port}`,
+    '-c listen_addresses=127.0.0.1',
+    `-k ${dir}`,
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=60',
+  ].join(' ');
   let running = false;
   let destroyed = false;
 

@@ -8,7 +8,5 @@ export function canonicalUrl(url: string | null): string | null {
 
 /** Replaces every URL string inside a value by its canonical form, for deep comparison. */
 export function canonicalizeUrls<T>(value: T): T {
-  return JSON.parse(
-    JSON.stringify(value, (_key, v) => (typeof v === 'string' && /^https?:\/\//.test(v) ? canonicalUrl(v) : v)),
-  );
+  return JSON.parse(JSON.stringify(value, (_key, v) => (typeof v === 'string' && /^https?:\/\//.test(v) ? canonicalUrl(v) : v)));
 }

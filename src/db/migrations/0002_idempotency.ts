@@ -9,7 +9,8 @@ export function idempotencyMigration(dialect: Dialect) {
   const ts = dialect === 'postgres' ? 'timestamptz' : 'text';
   return {
     async up(db: Kysely<unknown>) {
-      await sql.raw(`create table idempotency_keys (
+      await sql
+        .raw(`create table idempotency_keys (
         tenant_id text not null references tenants (id),
         key text not null,
         request_hash text not null,
@@ -19,7 +20,8 @@ export function idempotencyMigration(dialect: Dialect) {
         response_location text,
         created_at ${ts} not null,
         primary key (tenant_id, key)
-      )`).execute(db);
+      )`)
+        .execute(db);
       await sql.raw(`create index idempotency_keys_created on idempotency_keys (created_at)`).execute(db);
     },
   };

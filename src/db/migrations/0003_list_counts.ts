@@ -9,22 +9,33 @@ export function listCountsMigration(dialect: Dialect) {
   const count = dialect === 'postgres' ? 'bigint' : 'integer';
   return {
     async up(db: Kysely<unknown>) {
-      await sql.raw(`create table list_counts (
+      await sql
+        .raw(`create table list_counts (
         tenant_id text not null references tenants (id),
         list text not null,
         account_id text not null,
         status text not null,
         n ${count} not null,
         primary key (tenant_id, list, account_id, status)
-      )`).execute(db);
+      )`)
+        .execute(db);
       // Backfill from whatever is already there.
-      for (const [accountId, status] of [["''", "''"], ['account_id', "''"], ["''", 'status'], ['account_id', 'status']]) {
-        await sql.raw(`insert into list_counts (tenant_id, list, account_id, status, n)
-          select tenant_id, 'payments', ${accountId}, ${status}, count(*) from payments group by 1, 2, 3, 4`).execute(db);
+      for (const [accountId, status] of [
+        ["''", "''"],
+        ['account_id', "''"],
+        ["''", 'status'],
+        ['account_id', 'status'],
+      ]) {
+        await sql
+          .raw(`insert into list_counts (tenant_id, list, account_id, status, n)
+          select tenant_id, 'payments', ${accountId}, ${status}, count(*) from payments group by 1, 2, 3, 4`)
+          .execute(db);
       }
       for (const status of ["''", 'status']) {
-        await sql.raw(`insert into list_counts (tenant_id, list, account_id, status, n)
-          select tenant_id, 'accounts', '', ${status}, count(*) from accounts group by 1, 2, 3, 4`).execute(db);
+        await sql
+          .raw(`insert into list_counts (tenant_id, list, account_id, status, n)
+          select tenant_id, 'accounts', '', ${status}, count(*) from accounts group by 1, 2, 3, 4`)
+          .execute(db);
       }
     },
   };

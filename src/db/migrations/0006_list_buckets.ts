@@ -12,7 +12,8 @@ export function listBucketsMigration(dialect: Dialect) {
   const count = dialect === 'postgres' ? 'bigint' : 'integer';
   return {
     async up(db: Kysely<unknown>) {
-      await sql.raw(`create table list_buckets (
+      await sql
+        .raw(`create table list_buckets (
         tenant_id text not null references tenants (id),
         list text not null,
         sort_key text not null,
@@ -22,7 +23,8 @@ export function listBucketsMigration(dialect: Dialect) {
         bucket ${count} not null,
         n ${count} not null,
         primary key (tenant_id, list, sort_key, level, account_id, status, bucket)
-      )`).execute(db);
+      )`)
+        .execute(db);
     },
   };
 }

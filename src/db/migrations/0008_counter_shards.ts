@@ -41,7 +41,11 @@ export function counterShardsMigration(dialect: Dialect) {
           continue;
         }
         // SQLite cannot change a primary key in place: a new table, the rows copied as shard 0.
-        await sql.raw(`create table ${table}_sharded (${TABLES[table].join(', ')}, shard integer not null default 0, n integer not null, primary key (${KEYS[table]}, shard))`).execute(db);
+        await sql
+          .raw(
+            `create table ${table}_sharded (${TABLES[table].join(', ')}, shard integer not null default 0, n integer not null, primary key (${KEYS[table]}, shard))`,
+          )
+          .execute(db);
         await sql.raw(`insert into ${table}_sharded (${KEYS[table]}, shard, n) select ${KEYS[table]}, 0, n from ${table}`).execute(db);
         await sql.raw(`drop table ${table}`).execute(db);
         await sql.raw(`alter table ${table}_sharded rename to ${table}`).execute(db);

@@ -25,7 +25,11 @@ export function foldedTextMigration(dialect: Dialect) {
       await sql`alter table accounts add column name_folded text not null default ''`.execute(db);
       await sql`alter table accounts add column email_folded text not null default ''`.execute(db);
       for (let after = ''; ; ) {
-        const { rows } = await sql<{ id: string; name: string; email: string }>`select id, name, email from accounts where id > ${after} order by id limit ${BATCH}`.execute(db);
+        const { rows } = await sql<{
+          id: string;
+          name: string;
+          email: string;
+        }>`select id, name, email from accounts where id > ${after} order by id limit ${BATCH}`.execute(db);
         if (rows.length === 0) break;
         for (const row of rows) {
           await sql`update accounts set name_folded = ${caseFold(row.name)}, email_folded = ${caseFold(row.email)} where id = ${row.id}`.execute(db);

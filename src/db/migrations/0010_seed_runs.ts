@@ -15,7 +15,8 @@ export function seedRunsMigration(dialect: Dialect) {
   const count = dialect === 'postgres' ? 'bigint' : 'integer';
   return {
     async up(db: Kysely<unknown>) {
-      await sql.raw(`create table seed_runs (
+      await sql
+        .raw(`create table seed_runs (
         id text primary key,
         tenant_id text not null references tenants (id),
         seed text not null,
@@ -30,14 +31,17 @@ export function seedRunsMigration(dialect: Dialect) {
         updated_at ${ts} not null,
         finished_at ${ts},
         unique (tenant_id, seed, accounts, payments, until)
-      )`).execute(db);
-      await sql.raw(`create table seed_run_accounts (
+      )`)
+        .execute(db);
+      await sql
+        .raw(`create table seed_run_accounts (
         run_id text not null references seed_runs (id),
         position ${count} not null,
         account_id text not null,
         currency text not null,
         primary key (run_id, position)
-      )`).execute(db);
+      )`)
+        .execute(db);
     },
   };
 }

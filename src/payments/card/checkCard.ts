@@ -1,13 +1,11 @@
-import type { FieldErrors } from '../../http/problem.ts';
+import type { Static } from 'typebox';
+import type { FieldErrors } from '../../core/problem.ts';
+import type { CardInputSchema } from '../paymentWriteSchemas.ts';
 import { brandRuleOf, type CardBrand } from './detectBrand.ts';
 import { luhnValid } from './luhnValid.ts';
 
-export interface CardInput {
-  number: string;
-  exp_month: number;
-  exp_year: number;
-  cvc: string;
-}
+/** The card as the request body has it (its schema: paymentWriteSchemas.ts). */
+export type CardInput = Static<typeof CardInputSchema>;
 
 export interface CheckedCard {
   /** Digits only; lives in memory for the processor and the fingerprint, never stored. */

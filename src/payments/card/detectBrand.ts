@@ -15,13 +15,57 @@ interface BrandRule {
  * 622126–622925 sits inside UnionPay's 62, so Discover is checked first.
  */
 export const BRAND_RULES: BrandRule[] = [
-  { brand: 'amex', ranges: [[34, 34], [37, 37]], lengths: [15], cvcLength: 4 },
+  {
+    brand: 'amex',
+    ranges: [
+      [34, 34],
+      [37, 37],
+    ],
+    lengths: [15],
+    cvcLength: 4,
+  },
   { brand: 'visa', ranges: [[4, 4]], lengths: [13, 16, 19], cvcLength: 3 },
-  { brand: 'mastercard', ranges: [[51, 55], [2221, 2720]], lengths: [16], cvcLength: 3 },
-  { brand: 'discover', ranges: [[6011, 6011], [644, 649], [65, 65], [622126, 622925]], lengths: [16, 17, 18, 19], cvcLength: 3 },
+  {
+    brand: 'mastercard',
+    ranges: [
+      [51, 55],
+      [2221, 2720],
+    ],
+    lengths: [16],
+    cvcLength: 3,
+  },
+  {
+    brand: 'discover',
+    ranges: [
+      [6011, 6011],
+      [644, 649],
+      [65, 65],
+      [622126, 622925],
+    ],
+    lengths: [16, 17, 18, 19],
+    cvcLength: 3,
+  },
   { brand: 'jcb', ranges: [[3528, 3589]], lengths: [16, 17, 18, 19], cvcLength: 3 },
-  { brand: 'diners', ranges: [[300, 305], [3095, 3095], [36, 36], [38, 39]], lengths: [14, 15, 16, 17, 18, 19], cvcLength: 3 },
-  { brand: 'unionpay', ranges: [[62, 62], [81, 81]], lengths: [16, 17, 18, 19], cvcLength: 3 },
+  {
+    brand: 'diners',
+    ranges: [
+      [300, 305],
+      [3095, 3095],
+      [36, 36],
+      [38, 39],
+    ],
+    lengths: [14, 15, 16, 17, 18, 19],
+    cvcLength: 3,
+  },
+  {
+    brand: 'unionpay',
+    ranges: [
+      [62, 62],
+      [81, 81],
+    ],
+    lengths: [16, 17, 18, 19],
+    cvcLength: 3,
+  },
 ];
 
 function inRange(digits: string, [low, high]: [number, number]): boolean {

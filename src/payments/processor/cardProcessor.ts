@@ -1,8 +1,6 @@
 import type { CheckedCard } from '../card/checkCard.ts';
 
-export type ProcessorOutcome =
-  | { approved: true }
-  | { approved: false; code: string; message: string };
+export type ProcessorOutcome = { approved: true } | { approved: false; code: string; message: string };
 
 export interface AuthorizationRequest {
   card: CheckedCard;

@@ -21,9 +21,11 @@ describe('luhnValid', () => {
   });
 
   it('accepts every number completed with its check digit', () => {
-    fc.assert(fc.property(fc.stringMatching(/^[0-9]{11,18}$/), (payload) => {
-      expect(luhnValid(withCheckDigit(payload))).toBe(true);
-    }));
+    fc.assert(
+      fc.property(fc.stringMatching(/^[0-9]{11,18}$/), (payload) => {
+        expect(luhnValid(withCheckDigit(payload))).toBe(true);
+      }),
+    );
   });
 
   it('rejects any single-digit change of a valid number', () => {

@@ -30,7 +30,9 @@ describe('a PostgreSQL outage in the middle of mixed traffic', () => {
     await seed(db, 'outage', 5, 300);
     const tenant = await findOrCreateTenant(db.kysely, 'outage');
     key = await createApiKey(db.kysely, tenant.id, ['read', 'write']);
-    accounts = (await db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).where('status', '=', 'active').execute()).map((r) => r.id);
+    accounts = (await db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant.id).where('status', '=', 'active').execute()).map(
+      (r) => r.id,
+    );
     payments = (await db.kysely.selectFrom('payments').select('id').where('tenant_id', '=', tenant.id).limit(50).execute()).map((r) => r.id);
     await db.close();
     server = await startServer({ DATABASE_URL: cluster.url, PG_CONNECT_TIMEOUT_MS: '1000', READY_TIMEOUT_MS: '1000', PG_POOL_MAX: '5', LOG_LEVEL: 'warn' });
@@ -101,7 +103,11 @@ describe('a PostgreSQL outage in the middle of mixed traffic', () => {
       else await sleep(250);
     }
     expect(recoveredAt, 'ready again without restarting the app').toBeGreaterThan(0);
-    for (const begun = performance.now(); [...done, ...load.outcomes].filter((o) => o.startedAt > recoveredAt).length < 40 && performance.now() - begun < 20_000; ) await sleep(50);
+    for (
+      const begun = performance.now();
+      [...done, ...load.outcomes].filter((o) => o.startedAt > recoveredAt).length < 40 && performance.now() - begun < 20_000;
+    )
+      await sleep(50);
     clearInterval(watch);
     done.push(...(await load.stop()));
 
@@ -145,7 +151,11 @@ describe('a PostgreSQL outage in the middle of mixed traffic', () => {
     const keys = await db.kysely
       .selectFrom('idempotency_keys')
       .select(['key', 'response_status'])
-      .where('key', 'in', acknowledged.map((p) => `key-${p.reference}`))
+      .where(
+        'key',
+        'in',
+        acknowledged.map((p) => `key-${p.reference}`),
+      )
       .execute();
     expect(keys).toHaveLength(acknowledged.length);
     expect(keys.every((k) => k.response_status === 201)).toBe(true);

@@ -14,7 +14,10 @@ describe('WORKERS=2', () => {
 
   it('forks two workers on one port, aggregates their metrics, and stops them all on SIGTERM', async () => {
     const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'w.sqlite')}`, WORKERS: '2', LOG_LEVEL: 'warn' });
-    const workers = execFileSync('pgrep', ['-P', String(server.child.pid)]).toString().trim().split('\n');
+    const workers = execFileSync('pgrep', ['-P', String(server.child.pid)])
+      .toString()
+      .trim()
+      .split('\n');
     expect(workers).toHaveLength(2);
     // Fresh connections, so the primary hands them out to both workers.
     const health: Call = { method: 'GET', path: '/health', key: '' };
@@ -28,11 +31,17 @@ describe('WORKERS=2', () => {
 
   it('replaces a worker that dies', async () => {
     const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'w.sqlite')}`, WORKERS: '2', LOG_LEVEL: 'warn' });
-    const [victim, survivor] = execFileSync('pgrep', ['-P', String(server.child.pid)]).toString().trim().split('\n');
+    const [victim, survivor] = execFileSync('pgrep', ['-P', String(server.child.pid)])
+      .toString()
+      .trim()
+      .split('\n');
     process.kill(Number(victim), 'SIGKILL');
     let workers: string[] = [];
     for (let tries = 0; tries < 100; tries++) {
-      workers = execFileSync('pgrep', ['-P', String(server.child.pid)]).toString().trim().split('\n');
+      workers = execFileSync('pgrep', ['-P', String(server.child.pid)])
+        .toString()
+        .trim()
+        .split('\n');
       if (workers.length === 2 && !workers.includes(victim)) break;
       await new Promise((r) => setTimeout(r, 100));
     }

@@ -53,12 +53,17 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
     await page.locator('.opblock').first().waitFor({ timeout: 20_000 });
     const listed = (
-      await page.locator('.opblock').evaluateAll((blocks) =>
-        blocks.map((b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`),
-      )
+      await page
+        .locator('.opblock')
+        .evaluateAll((blocks) =>
+          blocks.map(
+            (b) => `${b.querySelector('.opblock-summary-method')?.textContent?.trim()} ${b.querySelector('.opblock-summary-path')?.getAttribute('data-path')}`,
+          ),
+        )
     ).sort();
     expect(listed).toEqual(expected);
     expect(listed.length).toBeGreaterThanOrEqual(15);
+    // biome-ignore lint/performance/useDomNodeTextContent: what the reader sees, as rendered
     await expect(page.locator('.info').innerText()).resolves.toMatch(/Changelog[\s\S]*GET \/v3\/payments/);
 
     mkdirSync('test-output', { recursive: true });

@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { Problem, TYPE_BASE } from './problem.ts';
+import { Problem } from './problem.ts';
 
 /** What a stream reports when its connection dropped: Node's `aborted` is ECONNRESET. */
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE']);
@@ -18,10 +18,7 @@ export function isClientAbort(request: IncomingMessage, error: unknown): boolean
 
 /** The answer to a request whose client is gone: nobody reads it, but the access log and metrics see a 4xx, not a 5xx. */
 export function clientClosedRequest(): Problem {
-  return new Problem({
-    status: 400,
-    type: `${TYPE_BASE}client-closed-request`,
-    title: 'Client closed request',
+  return new Problem('client-closed-request', {
     detail: 'The connection closed before the whole request arrived.',
   });
 }

@@ -1,4 +1,4 @@
-import type { Dialect } from '../db/schema.ts';
+import type { Dialect } from './schema.ts';
 
 /** Rows each counter is spread over on PostgreSQL (migration 0008); readers sum them. */
 export const COUNTER_SHARDS = 16;

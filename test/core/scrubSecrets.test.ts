@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { containsSecret, scrubSecrets } from '../../src/http/scrubSecrets.ts';
+import { containsSecret, scrubSecrets } from '../../src/core/scrubSecrets.ts';
 import { scrubLogLine } from '../../src/http/logRedaction.ts';
 import { requestIdOf } from '../../src/http/requestId.ts';
 import type { IncomingMessage } from 'node:http';
@@ -23,14 +23,35 @@ describe('scrubbing secrets from text, in any encoding', () => {
     expect(scrubSecrets(text)).toBe(scrubbed);
   });
 
-  it.each(['amount=99999999999', '2026-01-01T00:00:00.000Z', 'pay_01ARZ3NDEKTSV4RRFFQ69G5FAV', 'page=12&per_page=5000', '%E0%A4%A', '100%', 'a+b', '8f0e2c1a-1234-4abc-8def-0123456789ab'])('leaves %s alone', (text) => {
+  it.each([
+    'amount=99999999999',
+    '2026-01-01T00:00:00.000Z',
+    'pay_01ARZ3NDEKTSV4RRFFQ69G5FAV',
+    'page=12&per_page=5000',
+    '%E0%A4%A',
+    '100%',
+    'a+b',
+    '8f0e2c1a-1234-4abc-8def-0123456789ab',
+  ])('leaves %s alone', (text) => {
     expect(scrubSecrets(text)).toBe(text);
     expect(containsSecret(text)).toBe(false);
   });
 
   it('scrubs every text of a log line, keys included, and leaves numbers and addresses alone', () => {
-    const line = JSON.stringify({ time: 1732300000000, reqId: 'r', req: { url: '/a?b=4242%204242%204242%204242', host: '192.168.100.200:3000', remoteAddress: '192.168.100.200' }, '4242 4242 4242 4242': 1, msg: 'x' });
-    expect(JSON.parse(scrubLogLine(`${line}\n`))).toEqual({ time: 1732300000000, reqId: 'r', req: { url: '/a?b=[redacted-number]', host: '192.168.100.200:3000', remoteAddress: '192.168.100.200' }, '[redacted-number]': 1, msg: 'x' });
+    const line = JSON.stringify({
+      time: 1732300000000,
+      reqId: 'r',
+      req: { url: '/a?b=4242%204242%204242%204242', host: '192.168.100.200:3000', remoteAddress: '192.168.100.200' },
+      '4242 4242 4242 4242': 1,
+      msg: 'x',
+    });
+    expect(JSON.parse(scrubLogLine(`${line}\n`))).toEqual({
+      time: 1732300000000,
+      reqId: 'r',
+      req: { url: '/a?b=[redacted-number]', host: '192.168.100.200:3000', remoteAddress: '192.168.100.200' },
+      '[redacted-number]': 1,
+      msg: 'x',
+    });
     const clean = '{"level":30,"time":1732300000000,"msg":"ok"}\n';
     expect(scrubLogLine(clean)).toBe(clean);
   });

@@ -1,3 +1,5 @@
+import { PROBLEM_CATALOG, problemTypeUri, type ProblemKind, type ProblemTypeEntry } from './problemCatalog.ts';
+import type { ProblemBody } from './problemSchema.ts';
 import { scrubSecrets } from './scrubSecrets.ts';
 
 /**
@@ -17,16 +19,16 @@ export function addFieldError(errors: FieldErrors, field: string, message: strin
   else if (!list.includes(message)) list.push(message);
 }
 
+/** What one occurrence says beyond its type: the detail, the fields at fault, headers to send. */
 export interface ProblemInit {
-  status: number;
-  title: string;
   detail?: string;
-  type?: string;
   errors?: FieldErrors;
   headers?: Record<string, string>;
 }
 
+/** A problem of one of the catalog's types (problemCatalog.ts), which gives its status and title. */
 export class Problem extends Error {
+  readonly kind: ProblemKind;
   readonly status: number;
   readonly title: string;
   readonly detail: string | undefined;
@@ -34,21 +36,23 @@ export class Problem extends Error {
   readonly errors: FieldErrors | undefined;
   readonly headers: Record<string, string>;
 
-  constructor(init: ProblemInit) {
-    super(init.detail ?? init.title);
-    this.status = init.status;
-    this.title = init.title;
+  constructor(kind: ProblemKind, init: ProblemInit = {}) {
+    const entry: ProblemTypeEntry = PROBLEM_CATALOG[kind];
+    super(init.detail ?? entry.title);
+    this.kind = kind;
+    this.status = entry.status;
+    this.title = entry.title;
     this.detail = init.detail;
-    this.type = init.type ?? `https://httpstatuses.io/${init.status}`;
+    this.type = problemTypeUri(kind);
     this.errors = init.errors;
-    this.headers = init.headers ?? {};
+    this.headers = { ...entry.headers, ...init.headers };
   }
 
   /**
    * The document as sent. What it says about the client's input (a path segment in `detail`, a
    * field name in `errors`) is scrubbed like a log line: a card number or key is never echoed.
    */
-  toJSON() {
+  toJSON(): ProblemBody {
     return {
       type: this.type,
       title: this.title,
@@ -64,9 +68,6 @@ function scrubbedFieldErrors(errors: FieldErrors): FieldErrors {
   for (const [field, messages] of Object.entries(errors)) for (const message of messages) addFieldError(out, scrubSecrets(field), message);
   return out;
 }
-
-/** Where the problem types are documented: `${TYPE_BASE}validation`, … */
-export const TYPE_BASE = 'https://docs.payments.example/problems/';
 
 /**
  * A 422 names at most this many fields, each in at most this many characters, and says how many
@@ -86,43 +87,47 @@ export function validationProblem(errors: FieldErrors, detail?: string): Problem
   for (const field of fields.slice(0, MAX_NAMED_FIELDS)) for (const message of errors[field]) addFieldError(named, shortName(field), message);
   const more = fields.length - MAX_NAMED_FIELDS;
   const unlisted = more > 0 ? `, and ${more} more ${more === 1 ? 'field' : 'fields'} not listed` : '';
-  return new Problem({
-    status: 422,
-    type: `${TYPE_BASE}validation`,
-    title: 'The request has invalid values',
+  return new Problem('validation', {
     detail: detail ?? `Invalid ${fields.length === 1 ? 'value' : 'values'} for ${Object.keys(named).join(', ')}${unlisted}.`,
     errors: named,
   });
 }
 
 export function notFound(detail = 'No such resource.'): Problem {
-  return new Problem({ status: 404, type: `${TYPE_BASE}not-found`, title: 'Not found', detail });
+  return new Problem('not-found', { detail });
 }
 
 export function unauthorized(detail: string): Problem {
-  return new Problem({
-    status: 401,
-    type: `${TYPE_BASE}unauthorized`,
-    title: 'Unauthorized',
-    detail,
-    headers: { 'www-authenticate': 'Bearer realm="api"' },
-  });
+  return new Problem('unauthorized', { detail });
 }
 
 export function forbidden(detail: string): Problem {
-  return new Problem({ status: 403, type: `${TYPE_BASE}forbidden`, title: 'Forbidden', detail });
+  return new Problem('forbidden', { detail });
 }
 
-export function badRequest(detail: string): Problem {
-  return new Problem({ status: 400, type: `${TYPE_BASE}malformed-request`, title: 'Malformed request', detail });
+export function malformedRequest(detail: string): Problem {
+  return new Problem('malformed-request', { detail });
 }
 
 export function serviceUnavailable(detail: string): Problem {
-  return new Problem({
-    status: 503,
-    type: `${TYPE_BASE}unavailable`,
-    title: 'Service unavailable',
+  return new Problem('unavailable', {
     detail,
     headers: { 'retry-after': '5' },
+  });
+}
+
+/** A statement cut off by the statement timeout: the request was fine, a retry may succeed. */
+export function databaseTimeout(): Problem {
+  return new Problem('database-timeout', {
+    detail: 'The database took too long to answer this request; retry shortly, or ask for less (a narrower filter, a smaller per_page).',
+    headers: { 'retry-after': '2' },
+  });
+}
+
+/** No pooled connection in time, or (SQLite) the file locked by another writer past the busy timeout. */
+export function databaseBusy(): Problem {
+  return new Problem('database-busy', {
+    detail: 'The database is busy with other requests; retry shortly.',
+    headers: { 'retry-after': '1' },
   });
 }

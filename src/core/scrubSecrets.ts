@@ -86,7 +86,10 @@ function decodeOnce(units: Unit[]): Unit[] {
       }
       i = starts[starts.length - 1] + 3;
     } else if (unit.text === '\\' && units[i + 1]?.text === 'u' && [2, 3, 4, 5].every((d) => isHex(units[i + d]))) {
-      const hex = units.slice(i + 2, i + 6).map((u) => u.text).join('');
+      const hex = units
+        .slice(i + 2, i + 6)
+        .map((u) => u.text)
+        .join('');
       out.push({ text: String.fromCharCode(parseInt(hex, 16)), start: unit.start, end: units[i + 5].end });
       i += 6;
     } else {
@@ -107,7 +110,10 @@ function secretSpans(units: Unit[], found: Array<{ start: number; end: number; m
     reading += text;
     for (let k = 0; k < text.length; k++) owner.push(index);
   });
-  for (const [pattern, marker] of [[API_KEY, REDACTED_KEY], [CARD_NUMBER, REDACTED_NUMBER]] as const) {
+  for (const [pattern, marker] of [
+    [API_KEY, REDACTED_KEY],
+    [CARD_NUMBER, REDACTED_NUMBER],
+  ] as const) {
     for (const match of reading.matchAll(pattern)) {
       const first = units[owner[match.index]];
       const last = units[owner[match.index + match[0].length - 1]];
@@ -120,6 +126,7 @@ function secretSpans(units: Unit[], found: Array<{ start: number; end: number; m
  * Text that has other readings than itself: it holds an escape or characters beyond ASCII. (A
  * `+` read as a space changes nothing: both separate digits, neither is part of a key.)
  */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: \x00-\x7f is the ASCII range, on purpose
 const MAY_BE_ENCODED = /[%\\]|[^\x00-\x7f]/;
 const PLAIN_KEY = /apk_/i;
 const PLAIN_CARD = /[0-9](?:[^A-Za-z0-9]{0,3}[0-9]){11,}/;

@@ -1,0 +1,59 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { buildEnvelope } from '../pagination/buildEnvelope.ts';
+import { envelopeJson } from '../pagination/envelopeJson.ts';
+import { linkHeader } from '../pagination/linkHeader.ts';
+import { parsePageParams } from '../pagination/pageParams.ts';
+import { requestOrigin } from './requestOrigin.ts';
+import { fetchListPage, type ListContext, type ListScope, type ListTable } from './fetchListPage.ts';
+import type { ListSpec } from './listSpec.ts';
+import { parseListQuery, type RawListQuery } from './parseListQuery.ts';
+import { listQueryFieldErrors } from './queryErrors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on list routes (listRouteConfig): marks them as lists in the OpenAPI document. */
+    listSpec?: ListSpec;
+  }
+}
+
+/** A list route's config: its spec (the OpenAPI document reads it) and how its query errors are worded. */
+export function listRouteConfig(spec: ListSpec) {
+  return { listSpec: spec, queryFieldErrors: (errors: Parameters<typeof listQueryFieldErrors>[1]) => listQueryFieldErrors(spec, errors) };
+}
+
+/** What a list endpoint is: which table, with which filters and sorts, scoped how. */
+export interface ListEndpoint {
+  lists: ListContext;
+  table: ListTable;
+  spec: ListSpec;
+  publicUrl: string | undefined;
+  /** Whose rows the request lists (the caller's tenant, or one account of it); throws a problem when that does not exist. */
+  scopeOf(request: FastifyRequest): ListScope | Promise<ListScope>;
+}
+
+/**
+ * The handler every list endpoint shares: parse paging, filters and sort; fetch one page and
+ * its total; wrap them in the envelope.
+ */
+export function listHandler(endpoint: ListEndpoint) {
+  const { lists, table, spec, publicUrl } = endpoint;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.query as RawListQuery & { page?: string; per_page?: string };
+    const paging = parsePageParams(raw);
+    const query = parseListQuery(spec, raw);
+    const scope = await endpoint.scopeOf(request);
+    const { total, rows, strategy } = await fetchListPage(lists, table, scope, query, paging);
+    reply.header('x-page-strategy', strategy);
+    const envelope = buildEnvelope({
+      origin: requestOrigin(request, publicUrl),
+      pathAndQuery: request.url,
+      total,
+      page: paging.page,
+      perPage: paging.perPage,
+      rows,
+    });
+    reply.header('link', linkHeader(envelope.links));
+    // The rows are JSON already; the envelope around them is the compiled contract (see envelopeJson.ts).
+    return reply.type('application/json; charset=utf-8').send(envelopeJson(envelope));
+  };
+}
