@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -9,8 +9,9 @@
  * - cold pages at any depth (deepPages.ts): page 1, 50 %, 90 % and the last page of the default
  *   order, by status, of the busiest account, by amount up and down, every request of a run on
  *   the same URL; printed against page 1 of the same list;
- * - walks by links.next (walks.ts), once alone and once while a background writer (writer.ts)
- *   creates and captures 50 + 50 payments a second; server time per page is compared;
+ * - walks by links.next (walks.ts), in rounds of one walk alone and one while a background writer
+ *   (writer.ts) creates and captures 50 + 50 payments a second; server time per page is compared,
+ *   the median of the rounds' ratios printed;
  * - the floor (floor/floorServer.ts): the same list endpoints written the plainest way over the
  *   same tables (count(*) + OFFSET, JSON.stringify), started beside the service; every list case
  *   is hammered on both, back to back, after checking both answer the same envelope, and the
@@ -38,6 +39,7 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
     'no-writer': { type: 'boolean', default: false },
+    'walk-rounds': { type: 'string', default: '3' },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
@@ -118,6 +120,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
       writeKey: writerKey,
       shapes: walkShapes(busiest.id),
       minSeconds: seconds,
+      rounds: Number(values['walk-rounds']),
       run: measure,
       log: (line) => log(`  ${ds.dialect} ${ds.payments}:${line}`),
     });

@@ -112,11 +112,12 @@ export function printDepthAndWriteRatios(dialect: BenchDialect, results: Map<num
   const walkLines = all[0].walks.pairs.map((pair, i) => {
     const target = pair.shape.moving ? '' : ' (target ≤ 1.5)';
     return `| ${pair.shape.name}${target} | ${all.map((r) => {
-      const { with: w, without } = r.walks.pairs[i];
-      return w ? ratio(w.serverSeconds / w.pages, without.serverSeconds / without.pages) : '–';
+      const pair = r.walks.pairs[i];
+      if (pair.ratio === undefined || !pair.ratioRange) return '–';
+      return `${fmt(pair.ratio, 2)} (${fmt(pair.ratioRange[0], 2)}–${fmt(pair.ratioRange[1], 2)}, ${pair.rounds.length} rounds)`;
     }).join(' | ')} |`;
   });
-  console.log(`\n#### ${dialect}: walk server time per page, writer running ÷ no writer\n\n${header('walk', 'ratio')}\n${walkLines.join('\n')}`);
+  console.log(`\n#### ${dialect}: walk server time per page, writer running ÷ no writer: median of rounds (lowest–highest)\n\n${header('walk', 'ratio')}\n${walkLines.join('\n')}`);
 }
 
 /** Ratios across dataset sizes (the page-1 and walk targets); needs two sizes or more. */

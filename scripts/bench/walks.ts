@@ -5,10 +5,13 @@ import { getJson, serverTimeAlone, walk, type Measured, type Walk } from './scen
 import { startWriter, type WriterStats } from './writer.ts';
 
 /**
- * Walks by links.next, each done once with nothing else going on and once while the writer
- * creates and captures payments. Lists the writes move rows in (authorized payments, by
- * amount) are walked for at most 50 pages and set beside a cold page at 90 % depth of the same
- * per_page, measured without the writer.
+ * Walks by links.next, each done in rounds: once with nothing else going on, then at once again
+ * while the writer creates and captures payments. The ratio of a shape is the median of its
+ * rounds' ratios (server time per page, with ÷ without): the two walks of a round are minutes
+ * apart at most, so a neighbour's load on this shared machine weighs on both alike, which one
+ * pass of all walks without and then all walks with the writer did not ensure. Lists the
+ * writes move rows in (authorized payments, by amount) are walked for at most 50 pages and set
+ * beside a cold page at 90 % depth of the same per_page, measured without the writer.
  */
 export interface WalkShape {
   name: string;
@@ -37,8 +40,15 @@ export interface ColdPage {
 
 export interface WalkPair {
   shape: WalkShape;
+  /** The first round's walks (the table shows them; the row count of the first is checked). */
   without: Walk;
   with?: Walk;
+  /** Every round, in order. */
+  rounds: { without: Walk; with?: Walk }[];
+  /** Median over the rounds of server ms per page with the writer ÷ without; undefined without a writer. */
+  ratio?: number;
+  /** The smallest and largest of the rounds' ratios. */
+  ratioRange?: [number, number];
   cold90?: ColdPage;
 }
 
@@ -59,12 +69,14 @@ export async function walksUnderWrites(options: {
   /** A key with scope write; without it the writer phase is skipped. */
   writeKey?: string;
   shapes: WalkShape[];
-  /** The phase with the writer lasts at least this long, so its achieved rate means something. */
+  /** The writer runs at least this long per shape (over its rounds), so its achieved rate means something. */
   minSeconds: number;
+  /** Rounds of (walk without, walk with the writer) per shape; the ratio is their median. */
+  rounds?: number;
   run: (name: string, url: string) => Promise<Measured>;
   log: (line: string) => void;
 }): Promise<WalksUnderWrites> {
-  const { origin, key, writeKey, shapes, minSeconds, run, log } = options;
+  const { origin, key, writeKey, shapes, minSeconds, run, log, rounds: rounds_ = 3 } = options;
   // Cold pages first: a walk leaves behind what could make them warm.
   const cold = new Map<WalkShape, ColdPage>();
   for (const shape of shapes.filter((s) => s.moving)) {
@@ -75,32 +87,75 @@ export async function walksUnderWrites(options: {
   }
   // Requests autocannon left in flight finish before the first walk is timed.
   await sleep(SETTLE_MS);
+  const accounts = writeKey ? await writerAccounts(`${origin}/v3`, key) : [];
+  if (writeKey) log(`  writer: 50 creates/s + 50 captures/s on ${accounts.length} active accounts, in each round's second walk`);
+  const perPage = (w: Walk) => w.serverSeconds / w.pages;
   const pairs: WalkPair[] = [];
+  const writerRuns: WriterStats[] = [];
   for (const shape of shapes) {
     // Once unmeasured first: the walk with the writer must not be compared with one that read a cold file.
     log(`  walk ${shape.name}, warm-up`);
     await walk(origin, shape.path, key, shape.maxPages);
-    log(`  walk ${shape.name}, no writer`);
-    pairs.push({ shape, without: await walk(origin, shape.path, key, shape.maxPages), cold90: cold.get(shape) });
+    const rounds: WalkPair['rounds'] = [];
+    for (let round = 1; round <= (writeKey ? rounds_ : 1); round++) {
+      log(`  walk ${shape.name}, round ${round}, no writer`);
+      const without = await walk(origin, shape.path, key, shape.maxPages);
+      if (!writeKey) {
+        rounds.push({ without });
+        break;
+      }
+      log(`  walk ${shape.name}, round ${round}, writer running`);
+      const started = performance.now();
+      const writer = startWriter({ origin, key: writeKey, accounts, maxSeconds: WRITER_MAX_SECONDS });
+      let withWriter: Walk;
+      try {
+        await sleep(WRITER_WARMUP_MS);
+        withWriter = await walk(origin, shape.path, key, shape.maxPages);
+        // The writer runs at least minSeconds per shape, split over its rounds, so its achieved rate means something.
+        const left = (minSeconds * 1000) / rounds_ - (performance.now() - started);
+        if (left > 0) await sleep(left);
+      } finally {
+        writerRuns.push(await writer.stop());
+      }
+      rounds.push({ without, with: withWriter });
+      await sleep(SETTLE_MS);
+    }
+    const ratios = rounds.filter((r) => r.with).map((r) => perPage(r.with!) / perPage(r.without)).sort((x, y) => x - y);
+    pairs.push({
+      shape,
+      without: rounds[0].without,
+      with: rounds[0].with,
+      rounds,
+      ratio: ratios.length ? ratios[Math.floor(ratios.length / 2)] : undefined,
+      ratioRange: ratios.length ? [ratios[0], ratios[ratios.length - 1]] : undefined,
+      cold90: cold.get(shape),
+    });
   }
   if (!writeKey) return { pairs };
-
-  const accounts = await writerAccounts(`${origin}/v3`, key);
-  log(`  writer: 50 creates/s + 50 captures/s on ${accounts.length} active accounts`);
-  const started = performance.now();
-  const writer = startWriter({ origin, key: writeKey, accounts, maxSeconds: WRITER_MAX_SECONDS });
-  let stats: WriterStats;
-  try {
-    await sleep(WRITER_WARMUP_MS);
-    for (const pair of pairs) {
-      log(`  walk ${pair.shape.name}, writer running`);
-      pair.with = await walk(origin, pair.shape.path, key, pair.shape.maxPages);
-    }
-    const left = minSeconds * 1000 - (performance.now() - started);
-    if (left > 0) await sleep(left);
-  } finally {
-    stats = await writer.stop();
-  }
-  log(`  writer: ${stats.created} created, ${stats.captured} captured in ${stats.seconds.toFixed(1)} s`);
+  const stats = combineWriterRuns(writerRuns);
+  log(`  writer: ${stats.created} created, ${stats.captured} captured in ${stats.seconds.toFixed(1)} s over ${writerRuns.length} runs`);
   return { pairs, writer: stats };
+}
+
+/** The writer's runs as one: counts and time added; p50 the median of the runs' p50s, p99 the largest p99. */
+function combineWriterRuns(runs: WriterStats[]): WriterStats {
+  const sum = (f: (s: WriterStats) => number) => runs.reduce((total, s) => total + f(s), 0);
+  const failures: Record<string, number> = {};
+  for (const run of runs) for (const [kind, count] of Object.entries(run.failures)) failures[kind] = (failures[kind] ?? 0) + count;
+  const seconds = sum((s) => s.seconds);
+  const p50s = runs.map((s) => s.latencyP50).sort((x, y) => x - y);
+  return {
+    seconds,
+    createsPerSecond: sum((s) => s.created) / seconds,
+    capturesPerSecond: sum((s) => s.captured) / seconds,
+    created: sum((s) => s.created),
+    createFailures: sum((s) => s.createFailures),
+    captured: sum((s) => s.captured),
+    partialCaptures: sum((s) => s.partialCaptures),
+    captureFailures: sum((s) => s.captureFailures),
+    failures,
+    behind: { creates: sum((s) => s.behind.creates), captures: sum((s) => s.behind.captures) },
+    latencyP50: p50s[Math.floor(p50s.length / 2)] ?? NaN,
+    latencyP99: Math.max(...runs.map((s) => s.latencyP99)),
+  };
 }
