@@ -63,7 +63,6 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     ).sort();
     expect(listed).toEqual(expected);
     expect(listed.length).toBeGreaterThanOrEqual(15);
-    // biome-ignore lint/performance/useDomNodeTextContent: what the reader sees, as rendered
     await expect(page.locator('.info').innerText()).resolves.toMatch(/Changelog[\s\S]*GET \/v3\/payments/);
 
     mkdirSync('test-output', { recursive: true });
