@@ -40,7 +40,8 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
   const state = keyState(key, now.getTime());
   if (state === 'revoked') throw unauthorized(`The API key was revoked at ${key.revoked_at}.`);
   if (state === 'expired') {
-    const replaced = key.replaced_by ? ` It was rotated: use the key starting ${key.replaced_by}.` : '';
+    // Not the successor's prefix: responses blank anything shaped like a key (scrubSecrets.ts).
+    const replaced = key.replaced_by ? ' It was rotated: use the new key (keys list names it).' : '';
     throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
   }
   noteKeyUse(db, key, now);
