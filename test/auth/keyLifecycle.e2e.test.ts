@@ -113,7 +113,11 @@ describe('the API key lifecycle: create with expiry, list, revoke, rotate (CLI),
     // Long enough for a loaded machine to start the CLI, short enough to wait for.
     const key = (await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'read', '--expires', '10s')).trim();
     expect((await get(first, key)).status).toBe(200);
-    const { expires_at } = await database.db.kysely.selectFrom('api_keys').select('expires_at').where('key_prefix', '=', key.slice(0, 10)).executeTakeFirstOrThrow();
+    const { expires_at } = await database.db.kysely
+      .selectFrom('api_keys')
+      .select('expires_at')
+      .where('key_prefix', '=', key.slice(0, 10))
+      .executeTakeFirstOrThrow();
     await new Promise((resume) => setTimeout(resume, Math.max(0, Date.parse(expires_at ?? '') - Date.now() + 50)));
     expect(await get(first, key)).toEqual({ status: 401, detail: expect.stringMatching(/^The API key expired at \d{4}-.*Z\.$/) });
     const another = (await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'read')).trim();
