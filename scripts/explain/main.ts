@@ -6,7 +6,7 @@
  * the benchmark datasets. Without --force-indexes the planner chooses freely, as in production.
  */
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/loadConfig.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { findTenantByName } from '../../src/auth/tenantQueries.ts';
 import { explainPlan } from './explainPlan.ts';

@@ -4,7 +4,8 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import { forbidden, unauthorized } from '../core/problem.ts';
 import { hashApiKey, type Scope } from './apiKey.ts';
-import { findActiveKeyByHash } from './tenantQueries.ts';
+import { findKeyByHash } from './tenantQueries.ts';
+import { keyState, noteKeyUse } from './keyLifecycle.ts';
 
 export interface Caller {
   tenantId: string;
@@ -31,8 +32,19 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
   const match = BEARER.exec(header);
   if (!match) throw unauthorized('The Authorization header must be Bearer <key>.');
   const hash = hashApiKey(match[1]);
-  const key = await findActiveKeyByHash(db, hash);
+  // No cache of keys: every request reads the key's row, so a revocation or an expiry holds
+  // from the next request on, on every instance.
+  const key = await findKeyByHash(db, hash);
   if (!key || !sameHash(key.key_hash, hash)) throw unauthorized('The API key is not valid.');
+  const now = new Date();
+  const state = keyState(key, now.getTime());
+  if (state === 'revoked') throw unauthorized(`The API key was revoked at ${key.revoked_at}.`);
+  if (state === 'expired') {
+    // Not the successor's prefix: responses blank anything shaped like a key (scrubSecrets.ts).
+    const replaced = key.replaced_by ? ' It was rotated: use the new key (keys list names it).' : '';
+    throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
+  }
+  noteKeyUse(db, key, now);
   return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash };
 }
 

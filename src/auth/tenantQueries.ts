@@ -28,7 +28,7 @@ export async function findOrCreateTenant(db: Kysely<Database>, name: string) {
 }
 
 /** Stores the hash of a new key and returns the key itself: the only time it is ever visible. */
-export async function createApiKey(db: Kysely<Database>, tenantId: string, scopes: Scope[]): Promise<string> {
+export async function createApiKey(db: Kysely<Database>, tenantId: string, scopes: Scope[], expiresAt: Date | null = null): Promise<string> {
   const { key, hash, displayPrefix } = generateApiKey();
   await db
     .insertInto('api_keys')
@@ -40,11 +40,29 @@ export async function createApiKey(db: Kysely<Database>, tenantId: string, scope
       scopes: scopes.join(','),
       created_at: new Date().toISOString(),
       revoked_at: null,
+      expires_at: expiresAt?.toISOString() ?? null,
+      last_used_at: null,
+      replaced_by: null,
     })
     .execute();
   return key;
 }
 
-export async function findActiveKeyByHash(db: Kysely<Database>, hash: string) {
-  return db.selectFrom('api_keys').select(['tenant_id', 'scopes', 'key_hash']).where('key_hash', '=', hash).where('revoked_at', 'is', null).executeTakeFirst();
+/** The key with this hash, revoked and expired ones too: the caller says which it is. */
+export async function findKeyByHash(db: Kysely<Database>, hash: string) {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
+    .where('key_hash', '=', hash)
+    .executeTakeFirst();
+}
+
+export async function listTenants(db: Kysely<Database>) {
+  return db
+    .selectFrom('tenants')
+    .leftJoin('api_keys', 'api_keys.tenant_id', 'tenants.id')
+    .select((eb) => ['tenants.id', 'tenants.name', 'tenants.created_at', eb.fn.count<number>('api_keys.id').as('keys')])
+    .groupBy(['tenants.id', 'tenants.name', 'tenants.created_at'])
+    .orderBy('tenants.name')
+    .execute();
 }

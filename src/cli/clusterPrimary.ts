@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/loadConfig.ts';
 import { serveClusterMetrics } from '../metrics/clusterMetrics.ts';
-import { openConfiguredDatabase, prepareDatabase, printBanner } from './startup.ts';
+import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } from './startup.ts';
 
 /** A worker dying this soon after its start, this many times in a row, means something is broken: give up. */
 const CRASH_WINDOW_MS = 10_000;
@@ -39,7 +39,10 @@ export async function runPrimary(config: Config): Promise<void> {
     if (!bannerShown && listening.size === config.workers) {
       bannerShown = true;
       const host = address.address && address.address !== '::' ? address.address : config.host;
-      printBanner(config.publicUrl ?? `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`, demo, ` (${config.workers} workers)`);
+      const origin = `http://${host.includes(':') ? `[${host}]` : host}:${address.port}`;
+      // The primary has no logger of its own: its one start-up line goes to stderr, as text.
+      if (config.logLevel !== 'silent') console.error(startupSummary(config, origin).msg);
+      printBanner(config.publicUrl ?? origin, demo, ` (${config.workers} workers)`);
     }
   });
   cluster.on('exit', (worker: Worker, code, signal) => {

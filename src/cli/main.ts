@@ -1,9 +1,14 @@
 import { parseArgs } from 'node:util';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config/loadConfig.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { createApiKey, createTenant, findTenantByName } from '../auth/tenantQueries.ts';
+import { createApiKey, createTenant, findTenantByName, listTenants } from '../auth/tenantQueries.ts';
 import { parseScopes } from '../auth/apiKey.ts';
+import { findKeysByPrefix, keyState, listKeys, revokeKey, rotateKey } from '../auth/keyLifecycle.ts';
+import { explainFailure } from './startupFailure.ts';
+import { waitForDatabase } from './waitForDatabase.ts';
+import { parseExpiry } from './parseExpiry.ts';
+import { printTable } from './printTable.ts';
 import { Worker } from 'node:worker_threads';
 import type { SeedResult } from '../seed/seedTenant.ts';
 import { seedReporter } from './seedProgress.ts';
@@ -13,8 +18,13 @@ const USAGE = `Usage: npm run --silent cli -- <command> [flags]
 
   migrate                                      bring the schema up to date
   tenants create <name>                        create a tenant
-  keys create --tenant <name> --scopes read,write
+  tenants list                                 every tenant, with its number of keys
+  keys create --tenant <name> --scopes read,write [--expires 90d|ISO-8601]
                                                create an API key; prints only the key
+  keys list --tenant <name>                    prefix, scopes, created, last used, expires, state
+  keys revoke <prefix>                         refuse the key from the next request on (401)
+  keys rotate <prefix> [--grace 24h]           print a new key with the same tenant and scopes; the
+                                               old one works until the grace period ends, then 401
   seed --tenant <name> --accounts N --payments M [--seed S] [--until ISO-8601] [--batch-size B]
                                                add N accounts and M payments (deterministic), committed
                                                in batches; the same command again continues an
@@ -31,11 +41,16 @@ function count(value: string | undefined, name: string): number {
   return n;
 }
 
-async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>): Promise<T> {
-  const config = loadConfig();
-  const db = openDatabase(config.databaseUrl, { poolMax: config.pgPoolMax });
+/** Read once, at the edge: a failure is explained with it (which database, which port). */
+let config: Config | undefined;
+
+/** Opens the database (waiting for PostgreSQL to come up), migrates it unless told not to, runs, closes. */
+async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>, { migrate = true } = {}): Promise<T> {
+  const { databaseUrl, pgPoolMax, dbConnectRetryMs } = (config ??= loadConfig());
+  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax });
   try {
-    await migrateToLatest(db.kysely, db.dialect);
+    await waitForDatabase(db, databaseUrl, dbConnectRetryMs);
+    if (migrate) await migrateToLatest(db.kysely, db.dialect);
     return await run(db);
   } finally {
     await db.close();
@@ -50,6 +65,8 @@ const OPTIONS = {
   seed: { type: 'string' },
   until: { type: 'string' },
   'batch-size': { type: 'string' },
+  expires: { type: 'string' },
+  grace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const;
 
@@ -70,12 +87,20 @@ async function main(argv: string[]): Promise<void> {
   }
   switch (command) {
     case 'migrate': {
-      const applied = await withDatabase((db) => migrateToLatest(db.kysely, db.dialect));
+      const applied = await withDatabase((db) => migrateToLatest(db.kysely, db.dialect), { migrate: false });
       console.error(applied.length ? `applied: ${applied.join(', ')}` : 'schema is up to date');
       return;
     }
     case 'tenants': {
-      if (sub !== 'create' || !arg) throw new UsageError('tenants create <name>');
+      if (sub === 'list') {
+        const tenants = await withDatabase((db) => listTenants(db.kysely));
+        printTable(
+          ['name', 'id', 'created', 'keys'],
+          tenants.map((t) => [t.name, t.id, t.created_at, String(t.keys)]),
+        );
+        return;
+      }
+      if (sub !== 'create' || !arg) throw new UsageError('tenants create <name> | tenants list');
       const tenant = await withDatabase(async (db) => {
         if (await findTenantByName(db.kysely, arg)) throw new UsageError(`tenant ${arg} already exists`);
         return createTenant(db.kysely, arg);
@@ -83,19 +108,8 @@ async function main(argv: string[]): Promise<void> {
       console.log(tenant.id);
       return;
     }
-    case 'keys': {
-      const scopes = parseScopes(values.scopes ?? 'read');
-      if (sub !== 'create' || !values.tenant) throw new UsageError('keys create --tenant <name> --scopes read,write');
-      if (!scopes) throw new UsageError('--scopes is a comma-separated list of read, write');
-      const tenantName = values.tenant;
-      const key = await withDatabase(async (db) => {
-        const tenant = await findTenantByName(db.kysely, tenantName);
-        if (!tenant) throw new UsageError(`no tenant ${tenantName}; create it with: tenants create ${tenantName}`);
-        return createApiKey(db.kysely, tenant.id, scopes);
-      });
-      console.log(key);
-      return;
-    }
+    case 'keys':
+      return keysCommand(sub, arg, values);
     case 'seed': {
       if (!values.tenant) throw new UsageError('seed --tenant <name> --accounts N --payments M');
       const until = values.until ? new Date(values.until) : new Date('2026-11-01T00:00:00Z');
@@ -110,18 +124,89 @@ async function main(argv: string[]): Promise<void> {
         until: until.toISOString(),
         fingerprintSecret: loadConfig().cardFingerprintSecret,
         batchRows,
-        pauseMs: Number(process.env.SEED_PAUSE_MS ?? 0) || undefined,
+        pauseMs: loadConfig().seedPauseMs || undefined,
       });
       return;
     }
     case 'serve': {
       // Loaded only here: the HTTP stack is most of the start-up time of the other commands.
       const { serve } = await import('./serve.ts');
-      await serve(loadConfig());
+      config = loadConfig();
+      await serve(config);
       return;
     }
     default:
       throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
+  }
+}
+
+async function keysCommand(sub: string | undefined, arg: string | undefined, values: ReturnType<typeof parseArgsOrUsage>['values']): Promise<void> {
+  const tenantNamed = async (db: ReturnType<typeof openDatabase>, name: string) => {
+    const tenant = await findTenantByName(db.kysely, name);
+    if (!tenant) throw new UsageError(`no tenant ${name}; create it with: tenants create ${name}`);
+    return tenant;
+  };
+  /** The one key with this prefix that is not revoked yet. */
+  const keyPrefixed = async (db: ReturnType<typeof openDatabase>, prefix: string) => {
+    const keys = await findKeysByPrefix(db.kysely, prefix);
+    if (keys.length === 0) throw new UsageError(`no key starts with ${prefix}; see: keys list --tenant <name>`);
+    if (keys.length > 1)
+      throw new UsageError(`${keys.length} keys start with ${prefix} (tenants ${keys.map((k) => k.tenant).join(', ')}); revoke them by hand`);
+    return keys[0];
+  };
+  switch (sub) {
+    case 'create': {
+      const scopes = parseScopes(values.scopes ?? 'read');
+      if (!values.tenant) throw new UsageError('keys create --tenant <name> --scopes read,write [--expires 90d]');
+      if (!scopes) throw new UsageError('--scopes is a comma-separated list of read, write');
+      const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, '--expires');
+      const tenantName = values.tenant;
+      const key = await withDatabase(async (db) => createApiKey(db.kysely, (await tenantNamed(db, tenantName)).id, scopes, expiresAt));
+      console.log(key);
+      return;
+    }
+    case 'list': {
+      if (!values.tenant) throw new UsageError('keys list --tenant <name>');
+      const tenantName = values.tenant;
+      const keys = await withDatabase(async (db) => listKeys(db.kysely, (await tenantNamed(db, tenantName)).id));
+      printTable(
+        ['prefix', 'scopes', 'created', 'last used', 'expires', 'state'],
+        keys.map((k) => [
+          k.key_prefix,
+          k.scopes,
+          k.created_at,
+          k.last_used_at ?? '-',
+          k.expires_at ?? '-',
+          keyState(k) + (k.replaced_by ? ` (rotated to ${k.replaced_by})` : ''),
+        ]),
+      );
+      return;
+    }
+    case 'revoke': {
+      if (!arg) throw new UsageError('keys revoke <prefix>');
+      const key = await withDatabase(async (db) => {
+        const key = await keyPrefixed(db, arg);
+        if (key.revoked_at) throw new UsageError(`${arg} was already revoked at ${key.revoked_at}`);
+        await revokeKey(db.kysely, key.id, new Date());
+        return key;
+      });
+      console.error(`revoked ${key.key_prefix} (tenant ${key.tenant}): refused from the next request on`);
+      return;
+    }
+    case 'rotate': {
+      if (!arg) throw new UsageError('keys rotate <prefix> [--grace 24h]');
+      const graceEndsAt = parseExpiry(values.grace ?? '24h', '--grace', { zeroAllowed: true });
+      const { rotated, old } = await withDatabase(async (db) => {
+        const old = await keyPrefixed(db, arg);
+        if (keyState(old) !== 'active') throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (keys create --tenant ${old.tenant})`);
+        return { rotated: await rotateKey(db.kysely, old, graceEndsAt), old };
+      });
+      console.log(rotated.key);
+      console.error(`${old.key_prefix} (tenant ${old.tenant}) keeps working until ${graceEndsAt.toISOString()}; then use ${rotated.prefix}…`);
+      return;
+    }
+    default:
+      throw new UsageError('keys create | list | revoke | rotate (see --help)');
   }
 }
 
@@ -139,6 +224,7 @@ const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 }
  */
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   const config = loadConfig();
+  await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();
   const workerData: SeedWorkerData = { databaseUrl: config.databaseUrl, poolMax: config.pgPoolMax, options };
   const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), { workerData, resourceLimits: SEED_HEAP });
@@ -187,7 +273,14 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   }
 }
 
+/** The one edge where failures are told: usage (2), settings and surroundings (one line, sysexits code), bugs (stack, 1). */
 main(process.argv.slice(2)).catch((error: unknown) => {
-  console.error(error instanceof UsageError ? error.message : error);
-  process.exitCode = error instanceof UsageError ? 2 : 1;
+  if (error instanceof UsageError) {
+    console.error(error.message);
+    process.exitCode = 2;
+    return;
+  }
+  const explained = explainFailure(error, config);
+  console.error(explained ? `error: ${explained.line}` : error);
+  process.exitCode = explained?.exitCode ?? 1;
 });

@@ -1,9 +1,9 @@
 import cluster from 'node:cluster';
-import type { Config } from '../config.ts';
+import type { Config } from '../config/loadConfig.ts';
 import { buildApp } from '../http/buildApp.ts';
 import { Redis } from 'ioredis';
 import { runPrimary } from './clusterPrimary.ts';
-import { openConfiguredDatabase, prepareDatabase, printBanner } from './startup.ts';
+import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } from './startup.ts';
 import { shutDownGracefully } from './shutdown.ts';
 
 /**
@@ -40,5 +40,9 @@ export async function serve(config: Config): Promise<void> {
   process.on('SIGINT', () => shutdown('SIGINT'));
   const address = await app.listen({ port: config.port, host: config.host });
   // Under WORKERS=n the primary prints the banner once, when every worker listens.
-  if (!cluster.isWorker) printBanner(config.publicUrl ?? address, demo);
+  if (!cluster.isWorker) {
+    const { msg, ...summary } = startupSummary(config, address);
+    app.log.info(summary, msg);
+    printBanner(config.publicUrl ?? address, demo);
+  }
 }

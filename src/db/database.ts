@@ -5,7 +5,7 @@ import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
-import { sqlitePathOf } from '../config.ts';
+import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { preparingPool } from './preparedStatements.ts';
 
 export interface Db {

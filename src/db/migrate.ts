@@ -11,6 +11,7 @@ import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
+import { apiKeyLifecycleMigration } from './migrations/0012_api_key_lifecycle.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -33,6 +34,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0009_folded_text': foldedTextMigration(dialect),
     '0010_seed_runs': seedRunsMigration(dialect),
     '0011_refund_reason': refundReasonMigration,
+    '0012_api_key_lifecycle': apiKeyLifecycleMigration(dialect),
   };
 }
 
@@ -46,9 +48,21 @@ export async function migratorFor(db: Kysely<Database>, dialect: Dialect): Promi
   return new Migrator({ db, provider, migrationTableSchema });
 }
 
-/** Brings the schema up to date; safe to run on every start (already-applied steps are skipped). */
+/** Migrating failed: in which migration (undefined: in the migrator's own bookkeeping, before any), and why (the database's error as the cause). */
+export class MigrationFailed extends Error {
+  readonly migration: string | undefined;
+  constructor(migration: string | undefined, cause: unknown) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(migration ? `migration ${migration} failed: ${why}` : `migrating failed before any migration ran: ${why}`, { cause });
+    this.name = 'MigrationFailed';
+    this.migration = migration;
+  }
+}
+
+/** Brings the schema up to date; safe to run on every start (already-applied steps are skipped). Returns the names applied now. */
 export async function migrateToLatest(db: Kysely<Database>, dialect: Dialect): Promise<string[]> {
   const { error, results } = await (await migratorFor(db, dialect)).migrateToLatest();
-  if (error) throw error;
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error) throw new MigrationFailed(failed?.migrationName, error);
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }

@@ -15,6 +15,10 @@ export interface ApiKeyTable {
   scopes: string;
   created_at: string;
   revoked_at: string | null;
+  expires_at: string | null;
+  last_used_at: string | null;
+  /** The prefix of the key a rotation made to replace this one. */
+  replaced_by: string | null;
 }
 
 export interface AccountTable {

@@ -2,7 +2,7 @@ import type { ListTuning } from '../listing/fetchListPage.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './routeDocs.ts';
 import type { Redis } from 'ioredis';
-import { DEFAULT_LIMITS, type Config, type ResourceLimits } from '../config.ts';
+import { DEFAULT_LIMITS, type Config, type ResourceLimits } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
 import { registerAuthentication } from '../auth/authenticate.ts';
 import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
@@ -26,7 +26,7 @@ import { registerRepresentation } from './representation.ts';
 import { registerCors } from './cors.ts';
 import { registerDeprecationHeaders } from '../versioning/deprecation.ts';
 import { registerServerTiming } from './serverTiming.ts';
-import { loggerOptions } from './logRedaction.ts';
+import { loggerOptions, prettyLogs } from './logRedaction.ts';
 import { rejectInvalidTextInBody } from './invalidText.ts';
 import { registerJsonBodyParser } from './jsonBody.ts';
 import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
@@ -34,7 +34,7 @@ import { registerMetrics } from '../metrics/registerMetrics.ts';
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
-    Partial<Pick<Config, 'corsOrigins'>> & { limits?: Partial<ResourceLimits> };
+    Partial<Pick<Config, 'corsOrigins' | 'logFormat'>> & { limits?: Partial<ResourceLimits> };
   processor?: CardProcessor;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
@@ -81,9 +81,9 @@ export async function buildApp({
       requireHostHeader: false,
     },
     clientErrorHandler,
-    logger: logger ?? loggerOptions(config.logLevel),
+    logger: logger ?? loggerOptions(config.logLevel, prettyLogs(config.logFormat)),
     // Fastify accepts a hop count at run time; its types only list the other forms.
-    trustProxy: config.trustProxy as boolean | string,
+    trustProxy: config.trustProxy as boolean | string | string[],
     genReqId: requestIdOf,
     // Requests arriving while closing get our own 503 problem (lifecycle.ts), not Fastify's plain one.
     return503OnClosing: false,

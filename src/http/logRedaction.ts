@@ -1,3 +1,4 @@
+import PinoPretty from 'pino-pretty';
 import { isIP } from 'node:net';
 import type { FastifyServerOptions } from 'fastify';
 import { scrubSecrets } from '../core/scrubSecrets.ts';
@@ -66,9 +67,19 @@ interface LoggedRequest {
   socket?: { remotePort?: number };
 }
 
-export function loggerOptions(level: string): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
+/**
+ * Pretty, coloured lines for a person at a terminal; JSON lines for everything else (log
+ * shippers). `auto` tells them apart by whether stdout is a terminal. Either way the line is
+ * scrubbed first (`streamWrite` sees the JSON before pino-pretty does).
+ */
+export function prettyLogs(format: 'auto' | 'pretty' | 'json' | undefined): boolean {
+  return format === 'pretty' || (format === 'auto' && process.stdout.isTTY === true);
+}
+
+export function loggerOptions(level: string, pretty = false): Exclude<FastifyServerOptions['logger'], boolean | undefined> {
   return {
     level,
+    ...(pretty ? { stream: PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
     hooks: { streamWrite: scrubLogLine },
     serializers: {

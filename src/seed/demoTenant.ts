@@ -1,4 +1,4 @@
-import type { Config } from '../config.ts';
+import type { Config } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
 import { createApiKey } from '../auth/tenantQueries.ts';
 import { seedTenant } from './seedTenant.ts';

@@ -65,6 +65,7 @@ describe('migrations', () => {
         '0009_folded_text',
         '0010_seed_runs',
         '0011_refund_reason',
+        '0012_api_key_lifecycle',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));

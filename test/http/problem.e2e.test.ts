@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
-import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { DEFAULT_LIMITS } from '../../src/config/loadConfig.ts';
 import { MAX_NAMED_FIELDS } from '../../src/core/problem.ts';
 
 /** A 422 stays small whatever the body: at most 20 fields named, each briefly, and how many more there were. */

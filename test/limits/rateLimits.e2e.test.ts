@@ -3,7 +3,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
-import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { DEFAULT_LIMITS } from '../../src/config/loadConfig.ts';
 import { hashApiKey } from '../../src/auth/apiKey.ts';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';

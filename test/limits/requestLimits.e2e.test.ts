@@ -6,7 +6,7 @@ import { createTestApp, appOn, type TestContext } from '../support/testApp.ts';
 import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
-import { DEFAULT_LIMITS } from '../../src/config.ts';
+import { DEFAULT_LIMITS } from '../../src/config/loadConfig.ts';
 import { QUERY_LIMITS } from '../../src/http/parseQueryString.ts';
 import { MAX_FILTER_VALUES } from '../../src/listing/listQuerySchema.ts';
 import type { Db } from '../../src/db/database.ts';

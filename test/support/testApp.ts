@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { ResourceLimits } from '../../src/config.ts';
+import type { ResourceLimits } from '../../src/config/loadConfig.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';

@@ -1,0 +1,42 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { CONFIG_VARIABLES } from '../../src/config/configVariables.ts';
+
+/** The README's configuration table and `.env.example`, both from the one list of variables. */
+export const README = new URL('../../README.md', import.meta.url);
+export const ENV_EXAMPLE = new URL('../../.env.example', import.meta.url);
+
+const START = '<!-- configuration table: generated from src/config/configVariables.ts by `npm run generate` -->';
+const END = '<!-- end of configuration table -->';
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
+
+export function configTable(): string {
+  const rows = CONFIG_VARIABLES.map((v) => `| \`${v.name}\` | ${cell(v.shownDefault)} | ${cell(v.allowed)} | ${cell(v.description)} |`);
+  return [START, '| Variable | Default | Allowed | |', '|---|---|---|---|', ...rows, END].join('\n');
+}
+
+/** The README with its table replaced by the current one. */
+export function readmeWithConfigTable(readme: string): string {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the configuration table markers`);
+  return readme.slice(0, start) + configTable() + readme.slice(end + END.length);
+}
+
+export function envExample(): string {
+  const lines = [
+    '# Generated from src/config/configVariables.ts by `npm run generate`: every variable, with its default.',
+    '# Copy to .env for `docker run --env-file`; unset or empty means the default.',
+    '',
+  ];
+  for (const v of CONFIG_VARIABLES) {
+    lines.push(`# ${v.description.replaceAll('`', '')}`, `# allowed: ${v.allowed.replaceAll('`', '')}; default: ${v.shownDefault.replaceAll('`', '')}`);
+    lines.push(v.example === undefined ? `# ${v.name}=` : `${v.name}=${v.example}`, '');
+  }
+  return lines.join('\n');
+}
+
+if (import.meta.main) {
+  writeFileSync(README, readmeWithConfigTable(readFileSync(README, 'utf8')));
+  writeFileSync(ENV_EXAMPLE, envExample());
+}

@@ -1,0 +1,177 @@
+import { Type, type TSchema } from 'typebox';
+
+/**
+ * Every environment variable the server and the CLI read: its type and bounds (a TypeBox
+ * schema, checked with TypeBox's value checker), its default and what it is for. The README's
+ * configuration table and `.env.example` are generated from this list (`npm run generate`), and
+ * a test fails when they drift from it.
+ */
+export interface ConfigVariable {
+  name: string;
+  /** How the text is read before the schema checks it. */
+  kind: 'integer' | 'boolean' | 'string' | 'trustProxy';
+  schema: TSchema;
+  /** Used when the variable is unset or empty; undefined: no value. */
+  fallback: number | boolean | string | undefined;
+  /** The default as the README shows it. */
+  shownDefault: string;
+  /** What is allowed, in words: the error line and the README say it. */
+  allowed: string;
+  description: string;
+  /** A check the schema cannot express (a URL that parses). */
+  refine?: (text: string) => boolean;
+  /** Never printed: a URL's password is masked, any other secret printed as `***`. */
+  secret?: 'password-in-url' | 'whole';
+  /** What `.env.example` suggests (commented out when absent). */
+  example?: string;
+}
+
+const wholeNumber = (name: string, fallback: number, description: string, min = 0, max = 2_147_483_647): ConfigVariable => ({
+  name,
+  kind: 'integer',
+  schema: Type.Integer({ minimum: min, maximum: max }),
+  fallback,
+  shownDefault: `\`${fallback}\``,
+  allowed: `a whole number from ${min} to ${max}`,
+  description,
+});
+
+const BOOLEAN_ALLOWED = 'true/false, 1/0, on/off or yes/no';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+
+export const CONFIG_VARIABLES: ConfigVariable[] = [
+  {
+    name: 'DATABASE_URL',
+    kind: 'string',
+    schema: Type.String({ pattern: '^(postgres(ql)?://[^\\s]+|sqlite:.+)$' }),
+    fallback: undefined,
+    shownDefault: '`sqlite:./data/payments.sqlite`',
+    allowed: '`postgres://user:password@host:5432/db` or `sqlite:<path>`',
+    description: 'the database; its password is never printed or logged',
+    refine: (text) => text.startsWith('sqlite:') || URL.canParse(text),
+    secret: 'password-in-url',
+    example: 'postgres://app:change-me@db:5432/payments',
+  },
+  wholeNumber(
+    'DB_CONNECT_RETRY_S',
+    30,
+    'PostgreSQL: at start, retry a database that is not reachable yet (with backoff) this many seconds before giving up (`0`: try once)',
+    0,
+    3600,
+  ),
+  wholeNumber('PORT', 3000, 'where `serve` listens (`0`: any free port)', 0, 65535),
+  {
+    name: 'HOST',
+    kind: 'string',
+    schema: Type.String({ minLength: 1 }),
+    fallback: '127.0.0.1',
+    shownDefault: '`127.0.0.1`',
+    allowed: 'an address or host name',
+    description: 'the address `serve` listens on (`0.0.0.0`: every interface, as in a container)',
+    example: '0.0.0.0',
+  },
+  {
+    name: 'PUBLIC_URL',
+    kind: 'string',
+    schema: Type.String({ pattern: '^https?://[^\\s/?#]+(/.*)?$', format: 'uri' }),
+    fallback: undefined,
+    shownDefault: 'request origin',
+    allowed: 'an http(s) URL such as `https://api.example.com`',
+    refine: (text) => URL.canParse(text),
+    description: 'origin used in page links',
+    example: 'https://api.example.com',
+  },
+  {
+    name: 'TRUST_PROXY',
+    kind: 'trustProxy',
+    schema: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100 }), Type.Array(Type.String(), { minItems: 1 })]),
+    fallback: false,
+    shownDefault: 'off',
+    allowed: `${BOOLEAN_ALLOWED}, a hop count (1-100), or comma-separated IP addresses/CIDRs (or loopback, linklocal, uniquelocal)`,
+    description: 'honour `X-Forwarded-Proto`/`-Host`/`-For` from these proxies',
+  },
+  {
+    name: 'LOG_LEVEL',
+    kind: 'string',
+    schema: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
+    fallback: 'info',
+    shownDefault: '`info`',
+    allowed: LOG_LEVELS.join(', '),
+    description: 'logs never hold a key or a card number (see Limits)',
+  },
+  {
+    name: 'LOG_FORMAT',
+    kind: 'string',
+    schema: Type.Union(LOG_FORMATS.map((l) => Type.Literal(l))),
+    fallback: 'auto',
+    shownDefault: '`auto`',
+    allowed: LOG_FORMATS.join(', '),
+    description: '`auto`: coloured lines (pino-pretty) when stdout is a terminal, JSON lines otherwise',
+    example: 'json',
+  },
+  wholeNumber('PG_POOL_MAX', 10, 'PostgreSQL pool size (per worker)', 1, 1000),
+  wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
+  wholeNumber(
+    'PG_CONNECT_TIMEOUT_MS',
+    5_000,
+    'PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (the request is then a 503)',
+    1,
+  ),
+  wholeNumber('RATE_LIMIT_PER_KEY', 3000, 'requests per window per API key (`0`: off)'),
+  wholeNumber('RATE_LIMIT_PER_IP', 6000, 'requests per window per client address, before authentication (`0`: off)'),
+  wholeNumber('RATE_LIMIT_WINDOW_MS', 60_000, 'rate-limit window', 1),
+  wholeNumber('BODY_LIMIT', 256 * 1024, 'largest request body in bytes; past it, 413', 1),
+  wholeNumber('REQUEST_TIMEOUT_MS', 30_000, 'time to receive a whole request; past it, 408 (`0`: none)'),
+  wholeNumber('CONNECTION_TIMEOUT_MS', 120_000, 'an idle connection is closed after this (`0`: never)'),
+  {
+    name: 'CARD_FINGERPRINT_SECRET',
+    kind: 'string',
+    schema: Type.String({ minLength: 16 }),
+    fallback: 'dev-only-fingerprint-secret-change-me',
+    shownDefault: 'dev value',
+    allowed: 'at least 16 characters',
+    description: 'HMAC key for card fingerprints; set your own in production',
+    secret: 'whole',
+    example: 'change-me-to-32-random-characters',
+  },
+  {
+    name: 'CORS_ORIGINS',
+    kind: 'string',
+    schema: Type.String({ pattern: '^(\\*|https?://[^\\s,]+(\\s*,\\s*https?://[^\\s,]+)*)$' }),
+    fallback: '',
+    shownDefault: 'off',
+    allowed: '`*` or comma-separated origins such as `https://app.example.com,https://admin.example.com`',
+    description: 'origins allowed by CORS',
+  },
+  wholeNumber('READY_TIMEOUT_MS', 2_000, '`/ready` reports not ready when the database does not answer `select 1` within this', 1),
+  wholeNumber(
+    'SHUTDOWN_DRAIN_MS',
+    0,
+    "on SIGTERM, keep serving this long with readiness off before closing the listener; set it above your load balancer's health-check interval",
+  ),
+  wholeNumber('WORKERS', 1, '`serve` forks this many worker processes sharing the port (node:cluster)', 1, 256),
+  {
+    name: 'METRICS',
+    kind: 'boolean',
+    schema: Type.Boolean(),
+    fallback: true,
+    shownDefault: 'on',
+    allowed: BOOLEAN_ALLOWED,
+    description: 'off removes `GET /metrics`',
+  },
+  {
+    name: 'REDIS_URL',
+    kind: 'string',
+    schema: Type.String({ pattern: '^rediss?://[^\\s]+$' }),
+    fallback: undefined,
+    shownDefault: 'unset',
+    allowed: '`redis://host:6379` (or `rediss://`)',
+    refine: (text) => URL.canParse(text),
+    description: 'shared by several instances for rate-limit budgets (see "Running on PostgreSQL and scaling out")',
+    secret: 'password-in-url',
+    example: 'redis://cache:6379',
+  },
+  wholeNumber('SEED_PAUSE_MS', 0, 'tests only: `seed` pauses this long after each batch, so a test can interrupt it'),
+];

@@ -1,0 +1,114 @@
+import { ConfigError } from './configError.ts';
+import { CONFIG_VARIABLES } from './configVariables.ts';
+import { readVariable } from './readVariable.ts';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** `postgres://…`, `sqlite:<path>`, or the embedded default file. */
+  databaseUrl: string;
+  /** True when no DATABASE_URL was given: the zero-setup embedded database. */
+  embeddedDefault: boolean;
+  /** PostgreSQL: how long to retry a first connection that fails because the server is not reachable (yet). */
+  dbConnectRetryMs: number;
+  /** Origin used for absolute links; when unset, the request's own origin. */
+  publicUrl: string | undefined;
+  logLevel: string;
+  /** `pretty`: coloured lines; `json`: JSON lines; `auto`: pretty when stdout is a terminal. */
+  logFormat: 'auto' | 'pretty' | 'json';
+  /** Fastify `trustProxy`: honour X-Forwarded-* only when this is set. */
+  trustProxy: boolean | number | string[];
+  pgPoolMax: number;
+  /** Key for card fingerprints (HMAC); a deployment must set its own. */
+  cardFingerprintSecret: string;
+  /** Shared state for several instances (rate-limit counters); in-process when unset. */
+  redisUrl: string | undefined;
+  /** Origins allowed by CORS (`*` for any); empty: CORS off. */
+  corsOrigins: string[];
+  /** What one request and one caller may consume (README → Limits and rate limiting). */
+  limits: ResourceLimits;
+  /** Operations (issue 6): see README "Operations". PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (503). */
+  pgConnectTimeoutMs: number;
+  readyTimeoutMs: number;
+  shutdownDrainMs: number;
+  workers: number;
+  metricsEnabled: boolean;
+  /** Tests only: a pause after each seed batch. */
+  seedPauseMs: number;
+}
+
+export interface ResourceLimits {
+  /** Requests per window per API key (bucket keyed by the key's hash); 0 turns it off. */
+  rateLimitPerKey: number;
+  /** Requests per window per client address, counted before authentication; 0 turns it off. */
+  rateLimitPerIp: number;
+  /** The rate-limit window in milliseconds. */
+  rateLimitWindowMs: number;
+  /** Largest request body in bytes (413 beyond). */
+  bodyLimit: number;
+  /** Time to receive a whole request, in ms (408 beyond); Node's `requestTimeout`. */
+  requestTimeoutMs: number;
+  /** An idle socket is closed after this many ms; Node's `server.setTimeout`. */
+  connectionTimeoutMs: number;
+  /** PostgreSQL `statement_timeout` in ms for every pooled connection (503 beyond); 0 turns it off. */
+  statementTimeoutMs: number;
+}
+
+export const DEFAULT_SQLITE_FILE = './data/payments.sqlite';
+
+/** Every variable, typed; a ConfigError naming each bad one (all of them, not just the first). */
+function readAll(env: NodeJS.ProcessEnv): Map<string, unknown> {
+  const values = new Map<string, unknown>();
+  const bad: string[] = [];
+  for (const variable of CONFIG_VARIABLES) {
+    const reading = readVariable(variable, env);
+    if (reading.ok) values.set(variable.name, reading.value);
+    else bad.push(reading.line);
+  }
+  if (bad.length) throw new ConfigError(bad);
+  return values;
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const values = readAll(env);
+  const int = (name: string) => values.get(name) as number;
+  const str = (name: string) => values.get(name) as string | undefined;
+  const databaseUrl = str('DATABASE_URL');
+  const publicUrl = str('PUBLIC_URL');
+  return {
+    port: int('PORT'),
+    host: str('HOST') as string,
+    databaseUrl: databaseUrl ?? `sqlite:${DEFAULT_SQLITE_FILE}`,
+    embeddedDefault: databaseUrl === undefined,
+    dbConnectRetryMs: int('DB_CONNECT_RETRY_S') * 1000,
+    publicUrl: publicUrl === undefined ? undefined : new URL(publicUrl).origin,
+    logLevel: str('LOG_LEVEL') as string,
+    logFormat: str('LOG_FORMAT') as Config['logFormat'],
+    trustProxy: values.get('TRUST_PROXY') as Config['trustProxy'],
+    pgPoolMax: int('PG_POOL_MAX'),
+    cardFingerprintSecret: str('CARD_FINGERPRINT_SECRET') as string,
+    redisUrl: str('REDIS_URL'),
+    corsOrigins: (str('CORS_ORIGINS') ?? '')
+      .split(',')
+      .map((o) => o.trim())
+      .filter(Boolean),
+    limits: {
+      rateLimitPerKey: int('RATE_LIMIT_PER_KEY'),
+      rateLimitPerIp: int('RATE_LIMIT_PER_IP'),
+      rateLimitWindowMs: int('RATE_LIMIT_WINDOW_MS'),
+      bodyLimit: int('BODY_LIMIT'),
+      requestTimeoutMs: int('REQUEST_TIMEOUT_MS'),
+      connectionTimeoutMs: int('CONNECTION_TIMEOUT_MS'),
+      statementTimeoutMs: int('PG_STATEMENT_TIMEOUT_MS'),
+    },
+    pgConnectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS'),
+    readyTimeoutMs: int('READY_TIMEOUT_MS'),
+    shutdownDrainMs: int('SHUTDOWN_DRAIN_MS'),
+    workers: int('WORKERS'),
+    metricsEnabled: values.get('METRICS') as boolean,
+    seedPauseMs: int('SEED_PAUSE_MS'),
+  };
+}
+
+/** The defaults of every limit: what tests and the bench start from. */
+export const DEFAULT_LIMITS: ResourceLimits = loadConfig({}).limits;

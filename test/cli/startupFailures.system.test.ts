@@ -1,0 +1,139 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { TEST_PG_URL } from '../support/testDatabase.ts';
+import { startServer } from '../support/serverProcess.ts';
+
+interface Outcome {
+  code: number;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+/** The real CLI, as an operator runs it, with only these settings; its output and exit code. */
+function cli(env: Record<string, string>, ...args: string[]): Promise<Outcome> {
+  const started = performance.now();
+  return new Promise((done) => {
+    execFile(process.execPath, ['src/cli/main.ts', ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) => {
+      done({ code: error ? Number(error.code) : 0, stdout, stderr, ms: performance.now() - started });
+    });
+  });
+}
+
+const folder = mkdtempSync(join(tmpdir(), 'startup-'));
+const freshSqlite = () => `sqlite:${join(folder, `${randomBytes(4).toString('hex')}.sqlite`)}`;
+const noStack = (text: string) => expect(text).not.toMatch(/\n\s+at /);
+
+describe('starting with bad settings: one line that says what is wrong and what to do', () => {
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('names every bad variable, its value and what is allowed, exit code 78, no stack', async () => {
+    const out = await cli({ LOG_LEVEL: 'verbose', TRUST_PROXY: 'yes', PUBLIC_URL: 'notaurl', PG_POOL_MAX: 'abc', DATABASE_URL: freshSqlite() }, 'serve');
+    expect(out.code).toBe(78);
+    const lines = out.stderr.trim().split('\n');
+    expect(lines).toHaveLength(3);
+    expect(lines).toContain('error: configuration: LOG_LEVEL="verbose" is not valid: allowed is fatal, error, warn, info, debug, trace, silent');
+    expect(lines.some((l) => l.startsWith('error: configuration: PUBLIC_URL="notaurl" is not valid: allowed is an http(s) URL'))).toBe(true);
+    expect(lines.some((l) => l.startsWith('error: configuration: PG_POOL_MAX="abc" is not valid: allowed is a whole number from 1 to 1000'))).toBe(true);
+    noStack(out.stderr);
+  });
+
+  it('never prints the password of a DATABASE_URL, valid or not', async () => {
+    const bad = await cli({ DATABASE_URL: 'postgres://app:hunter2@db host:5432/x' }, 'migrate');
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).toContain('DATABASE_URL="postgres://app:***@db host:5432/x"');
+    const unreachable = await cli({ DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/x', DB_CONNECT_RETRY_S: '0' }, 'migrate');
+    expect(`${bad.stderr}${bad.stdout}${unreachable.stderr}${unreachable.stdout}`).not.toContain('hunter2');
+  });
+
+  it('waits for an unreachable PostgreSQL as long as DB_CONNECT_RETRY_S says, then gives up with a hint (exit 69)', async () => {
+    const out = await cli({ DATABASE_URL: 'postgres://postgres@127.0.0.1:1/test', DB_CONNECT_RETRY_S: '2' }, 'migrate');
+    expect(out.code).toBe(69);
+    expect(out.stderr).toMatch(/waiting for PostgreSQL 127\.0\.0\.1:1\/test \(ECONNREFUSED\); retrying/);
+    expect(out.stderr.trim().split('\n').at(-1)).toBe(
+      'error: cannot reach PostgreSQL 127.0.0.1:1/test (ECONNREFUSED): start the database, or correct the host and port in DATABASE_URL; DB_CONNECT_RETRY_S sets how long to wait for it at start',
+    );
+    expect(out.ms).toBeGreaterThan(2000);
+    noStack(out.stderr);
+  });
+
+  it('says a missing database or role is missing, and how to create it (exit 78), without waiting', async () => {
+    const pgUrl = new URL(TEST_PG_URL);
+    const database = await cli({ DATABASE_URL: `postgres://${pgUrl.username}@${pgUrl.host}/no_such_db_${randomBytes(3).toString('hex')}` }, 'migrate');
+    expect(database.code).toBe(78);
+    expect(database.stderr).toMatch(/^error: database "no_such_db_\w+" does not exist on PostgreSQL .*: create it \(createdb no_such_db_\w+\)/);
+    const role = await cli({ DATABASE_URL: `postgres://no_such_role@${pgUrl.host}/test` }, 'tenants', 'list');
+    expect(role.code).toBe(78);
+    expect(role.stderr).toMatch(/^error: PostgreSQL refused role "no_such_role" .*: create it \(createuser no_such_role\)/);
+    expect(role.ms).toBeLessThan(10_000);
+  });
+
+  it('says that migrating failed, why, and what to do (exit 70)', async () => {
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    await admin.connect();
+    const name = `t_noddl_${randomBytes(4).toString('hex')}`;
+    try {
+      await admin.query(
+        `create role ${name} login; create schema ${name}; revoke create on schema public from ${name}; grant usage on schema ${name} to ${name}`,
+      );
+      const url = new URL(TEST_PG_URL);
+      url.username = name;
+      url.searchParams.set('options', `-c search_path=${name}`);
+      const out = await cli({ DATABASE_URL: url.toString() }, 'migrate');
+      expect(out.code).toBe(70);
+      expect(out.stderr).toMatch(
+        /^error: migrating failed before any migration ran: permission denied for schema t_noddl_\w+ \(on PostgreSQL .*\): fix the cause .*run `npm run --silent cli -- migrate` again\n$/,
+      );
+    } finally {
+      await admin.query(`drop schema ${name} cascade; drop owned by ${name}; drop role ${name}`);
+      await admin.end();
+    }
+  });
+
+  it('says the port is in use and what to do (exit 69)', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const out = await cli({ DATABASE_URL: freshSqlite(), PORT: String(port) }, 'serve');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toContain(`error: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port`);
+      noStack(out.stderr);
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('migrates a new, empty database and says what it applied; then that it is up to date', async () => {
+    const url = freshSqlite();
+    const first = await cli({ DATABASE_URL: url }, 'migrate');
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/^applied: 0001_initial, .*0012_api_key_lifecycle\n$/);
+    expect((await cli({ DATABASE_URL: url }, 'migrate')).stderr).toBe('schema is up to date\n');
+  });
+
+  it('turns metrics off with METRICS=false, and names database, port, workers and features at start', async () => {
+    const url = freshSqlite();
+    await cli({ DATABASE_URL: url }, 'migrate');
+    const server = await startServer({ DATABASE_URL: url, METRICS: 'false', LOG_LEVEL: 'info', LOG_FORMAT: 'json', TRUST_PROXY: 'yes' });
+    try {
+      expect((await fetch(`${server.url}/metrics`)).status).toBe(404);
+      const line = server
+        .output()
+        .split('\n')
+        .find((l) => l.includes('"database"'));
+      const logged = JSON.parse(line ?? '{}');
+      expect(logged).toMatchObject({ database: `SQLite ${url.slice('sqlite:'.length)}`, workers: 1, features: expect.arrayContaining(['trust proxy']) });
+      expect(logged.features).not.toContain('metrics');
+      expect(logged.port).toBe(0);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, EX_CONFIG } from '../../src/config/configError.ts';
+import { loadConfig } from '../../src/config/loadConfig.ts';
+
+/** The lines a bad environment gives, or [] when it loads. */
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    expect(error.exitCode).toBe(EX_CONFIG);
+    return error.lines;
+  }
+}
+
+describe('the configuration, read from the environment through one schema', () => {
+  it('gives every default on an empty environment, the embedded database among them', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      embeddedDefault: true,
+      pgPoolMax: 10,
+      metricsEnabled: true,
+      trustProxy: false,
+      logFormat: 'auto',
+    });
+    expect(config.databaseUrl).toBe('sqlite:./data/payments.sqlite');
+  });
+
+  it('names the variable, the value and what is allowed, one line per bad variable', () => {
+    const lines = problemsOf({ LOG_LEVEL: 'verbose', PUBLIC_URL: 'notaurl', PG_POOL_MAX: 'abc', PORT: '70000' });
+    expect(lines).toHaveLength(4);
+    expect(lines).toContain('LOG_LEVEL="verbose" is not valid: allowed is fatal, error, warn, info, debug, trace, silent');
+    expect(lines.find((l) => l.startsWith('PUBLIC_URL="notaurl"'))).toMatch(/http\(s\) URL/);
+    expect(lines.find((l) => l.startsWith('PG_POOL_MAX="abc"'))).toMatch(/whole number from 1 to 1000/);
+    expect(lines.find((l) => l.startsWith('PORT="70000"'))).toMatch(/0 to 65535/);
+  });
+
+  it('never prints a password: the one in a bad DATABASE_URL or REDIS_URL is masked, a secret is hidden whole', () => {
+    const lines = problemsOf({
+      DATABASE_URL: 'postgres://app:hunter2@db host/x',
+      REDIS_URL: 'redis://:pa55@cache:6379 x',
+      CARD_FINGERPRINT_SECRET: 'short-s3cret',
+    });
+    expect(lines).toHaveLength(3);
+    expect(lines.join('\n')).not.toMatch(/hunter2|pa55|short-s3cret/);
+    expect(lines[0]).toContain('DATABASE_URL="postgres://app:***@db host/x"');
+    expect(lines.join('\n')).toContain('CARD_FINGERPRINT_SECRET="***"');
+  });
+
+  it('reads booleans in their usual spellings, and refuses others', () => {
+    for (const off of ['false', 'FALSE', '0', 'off', 'no']) expect(loadConfig({ METRICS: off }).metricsEnabled).toBe(false);
+    for (const on of ['true', '1', 'on', 'yes', 'Yes']) expect(loadConfig({ METRICS: on }).metricsEnabled).toBe(true);
+    expect(problemsOf({ METRICS: 'maybe' })[0]).toMatch(/^METRICS="maybe" is not valid: allowed is true\/false, 1\/0, on\/off or yes\/no$/);
+  });
+
+  it('reads TRUST_PROXY as a boolean, a hop count or a list of addresses', () => {
+    expect(loadConfig({ TRUST_PROXY: 'yes' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: 'off' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,loopback' }).trustProxy).toEqual(['10.0.0.0/8', '127.0.0.1', 'loopback']);
+    expect(problemsOf({ TRUST_PROXY: 'sure' })[0]).toMatch(/^TRUST_PROXY="sure"/);
+    expect(problemsOf({ TRUST_PROXY: '10.0.0.0/33' })[0]).toMatch(/^TRUST_PROXY=/);
+  });
+
+  it('keeps what PUBLIC_URL and DATABASE_URL say', () => {
+    const config = loadConfig({
+      PUBLIC_URL: 'https://api.example.com/ignored/path',
+      DATABASE_URL: 'postgres://app:pw@db:5432/payments',
+      DB_CONNECT_RETRY_S: '5',
+    });
+    expect(config).toMatchObject({
+      publicUrl: 'https://api.example.com',
+      databaseUrl: 'postgres://app:pw@db:5432/payments',
+      embeddedDefault: false,
+      dbConnectRetryMs: 5000,
+    });
+  });
+});
