@@ -59,8 +59,8 @@ export const PROBLEM_CATALOG = {
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
-    description: 'CONNECT: this is not a proxy',
-    example: 'CONNECT is not supported: this is not a proxy.',
+    description: 'A path that exists, asked with a method it does not answer (`Allow` lists those it does), or CONNECT: this is not a proxy',
+    example: '/v3/payments answers GET, HEAD, POST, not PUT.',
   },
   'request-timeout': {
     status: 408,

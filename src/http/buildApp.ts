@@ -14,6 +14,7 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
+import { registerAllowedMethods } from './allowedMethods.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
 import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
@@ -113,6 +114,7 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   registerProblemRendering(app);
+  registerAllowedMethods(app);
   // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
   await registerSecurityHeaders(app);
   // Before any route: these work through onRoute (documentation, compression, ETags).
