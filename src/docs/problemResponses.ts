@@ -16,6 +16,7 @@ export function problemExample(kind: ProblemKind) {
     status: entry.status,
     detail: entry.example,
     ...(entry.exampleErrors ? { errors: entry.exampleErrors } : {}),
+    ...(entry.exampleCodes ? { codes: entry.exampleCodes } : {}),
   };
 }
 

@@ -20,6 +20,7 @@ import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts'
 import { rateLimits } from '../limits/rateLimits.ts';
 import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
 import { notFound } from '../core/problem.ts';
+import { ISSUE_KEYWORDS } from '../core/schemaIssues.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
 import { registerReferencePage } from '../docs/referencePage.ts';
@@ -99,7 +100,9 @@ export async function buildApp({
       return sendProblem(reply, problem);
     },
     ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
+      // allErrors and verbose: a 422 lists every problem of a body at once, each worded from the
+      // schema it broke (core/schemaIssues.ts), which may name its own sentence and code.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, verbose: true, useDefaults: false, keywords: ISSUE_KEYWORDS },
     },
   });
 
