@@ -30,7 +30,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     config: { scope: 'write' },
     schema: {
       summary: 'Take a card payment',
-      description: 'Checks the card, asks the processor, and records the payment as succeeded, authorized (capture: false) or failed.',
+      description:
+        'Checks the card, asks the processor, and records the payment as succeeded, authorized (capture: false) or failed. `account_id` must be an account of yours: take an `id` from GET /v3/accounts and put it in place of the example’s before "Execute" (the example’s card is the sandbox’s approved visa; the README lists test cards that decline).',
       tags: ['payments'],
       body: CreatePaymentBody,
       response: { 201: ResourceSchema(PaymentSchema) },
