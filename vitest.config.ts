@@ -7,6 +7,10 @@ import { defineConfig } from 'vitest/config';
 const e2e = ['test/**/*.e2e.test.ts'];
 const system = ['test/**/*.system.test.ts'];
 export default defineConfig({
+  // Inside the repository '@payments/client' is its TypeScript source (the `payments-source`
+  // export condition); the packed client is the built JavaScript (test/client/package.system.test.ts).
+  resolve: { conditions: ['payments-source'] },
+  ssr: { resolve: { conditions: ['payments-source'] } },
   test: {
     testTimeout: 30_000,
     hookTimeout: 60_000,

@@ -1,5 +1,5 @@
 /** The API's error body (RFC 9457 `application/problem+json`), as the server's schema has it. */
-import type { ProblemBody } from '../../src/core/problemSchema.ts';
+import type { ProblemBody } from './apiTypes.ts';
 
 export type { ProblemBody };
 
@@ -9,7 +9,10 @@ export class ApiProblem extends Error {
   readonly type: string;
   readonly title: string;
   readonly detail: string | undefined;
+  /** For a 422: each field (dot notation) with sentences you can show a person. */
   readonly errors: Record<string, string[]> | undefined;
+  /** For a 422: the same fields with a stable code per sentence, to branch on. */
+  readonly codes: Record<string, string[]> | undefined;
   readonly problem: ProblemBody;
   /** The server's X-Request-Id: quote it when reporting a failure. */
   readonly requestId: string | undefined;
@@ -23,6 +26,7 @@ export class ApiProblem extends Error {
     this.title = problem.title;
     this.detail = problem.detail;
     this.errors = problem.errors;
+    this.codes = problem.codes;
     this.requestId = requestId;
   }
 }

@@ -1,13 +1,24 @@
 import { ListRequest } from './listRequest.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
-import type { Account, AccountListParams, CreateAccountInput, CreatePaymentInput, Payment, PaymentListParams, UpdateAccountInput } from './types.ts';
+import type {
+  Account,
+  AccountListParams,
+  CaptureInput,
+  CreateAccountInput,
+  CreatePaymentInput,
+  Payment,
+  PaymentListParams,
+  RefundInput,
+  UpdateAccountInput,
+} from './types.ts';
 
 type One<T> = { data: T };
 const id = (value: string) => encodeURIComponent(value);
 
 /**
  * The Accounts & Payments API v3, typed. Lists are lazy `ListRequest`s; everything else returns
- * the resource. Every non-2xx answer throws an `ApiProblem`.
+ * the resource. Every non-2xx answer throws an `ApiProblem`. Every method takes `CallOptions`
+ * last: a time limit (`timeoutMs`), an `AbortSignal`, and for POSTs an Idempotency-Key.
  */
 export class PaymentsClient {
   readonly accounts: ReturnType<typeof accountsOf>;
@@ -26,27 +37,29 @@ async function data<T>(promise: Promise<{ body: One<T> }>): Promise<T> {
 
 function accountsOf(http: Transport) {
   return {
-    list: (params: AccountListParams = {}) => new ListRequest<Account>(http, '/v3/accounts', params),
-    get: (account: string) => data<Account>(http.request('GET', `/v3/accounts/${id(account)}`)),
+    list: (params: AccountListParams = {}, options?: CallOptions) => new ListRequest<Account>(http, '/v3/accounts', params, options),
+    get: (account: string, options?: CallOptions) => data<Account>(http.request('GET', `/v3/accounts/${id(account)}`, undefined, options)),
     create: (input: CreateAccountInput, options?: CallOptions) => data<Account>(http.request('POST', '/v3/accounts', input, options)),
-    update: (account: string, changes: UpdateAccountInput) => data<Account>(http.request('PATCH', `/v3/accounts/${id(account)}`, changes)),
-    delete: async (account: string): Promise<void> => {
-      await http.request('DELETE', `/v3/accounts/${id(account)}`);
+    update: (account: string, changes: UpdateAccountInput, options?: CallOptions) =>
+      data<Account>(http.request('PATCH', `/v3/accounts/${id(account)}`, changes, options)),
+    delete: async (account: string, options?: CallOptions): Promise<void> => {
+      await http.request('DELETE', `/v3/accounts/${id(account)}`, undefined, options);
     },
     /** One account's payments (404 problem if the account is not yours). */
-    payments: (account: string, params: PaymentListParams = {}) => new ListRequest<Payment>(http, `/v3/accounts/${id(account)}/payments`, params),
+    payments: (account: string, params: PaymentListParams = {}, options?: CallOptions) =>
+      new ListRequest<Payment>(http, `/v3/accounts/${id(account)}/payments`, params, options),
   };
 }
 
 function paymentsOf(http: Transport) {
   return {
-    list: (params: PaymentListParams = {}) => new ListRequest<Payment>(http, '/v3/payments', params),
-    get: (payment: string) => data<Payment>(http.request('GET', `/v3/payments/${id(payment)}`)),
+    list: (params: PaymentListParams = {}, options?: CallOptions) => new ListRequest<Payment>(http, '/v3/payments', params, options),
+    get: (payment: string, options?: CallOptions) => data<Payment>(http.request('GET', `/v3/payments/${id(payment)}`, undefined, options)),
     create: (input: CreatePaymentInput, options?: CallOptions) => data<Payment>(http.request('POST', '/v3/payments', input, options)),
-    capture: (payment: string, input: { amount?: number } = {}, options?: CallOptions) =>
+    capture: (payment: string, input: CaptureInput = {}, options?: CallOptions) =>
       data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/capture`, input, options)),
     cancel: (payment: string, options?: CallOptions) => data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/cancel`, undefined, options)),
-    refund: (payment: string, input: { amount?: number; reason?: string } = {}, options?: CallOptions) =>
+    refund: (payment: string, input: RefundInput = {}, options?: CallOptions) =>
       data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/refunds`, input, options)),
   };
 }

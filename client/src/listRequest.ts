@@ -1,5 +1,5 @@
 import type { Page } from './types.ts';
-import type { Transport } from './transport.ts';
+import type { CallOptions, Transport } from './transport.ts';
 
 type Query = Record<string, unknown>;
 
@@ -34,23 +34,26 @@ export class ListRequest<T> implements AsyncIterable<T> {
   private readonly transport: Transport;
   private readonly path: string;
   private readonly params: { filter?: object; sort?: string; perPage?: number; page?: number };
+  private readonly options: CallOptions;
 
-  constructor(transport: Transport, path: string, params: { filter?: object; sort?: string; perPage?: number; page?: number }) {
+  /** `options` apply to each page's request (a time limit per page; a signal ends the walk). */
+  constructor(transport: Transport, path: string, params: { filter?: object; sort?: string; perPage?: number; page?: number }, options: CallOptions = {}) {
     this.transport = transport;
     this.path = path;
     this.params = params;
+    this.options = options;
   }
 
   /** One page by number (a page past the last is empty, not an error). */
   async page(page: number): Promise<Page<T>> {
-    return (await this.transport.request<Page<T>>('GET', `${this.path}${listQueryString({ ...this.params, page })}`)).body;
+    return (await this.transport.request<Page<T>>('GET', `${this.path}${listQueryString({ ...this.params, page })}`, undefined, this.options)).body;
   }
 
   /** Every page from the starting one, each fetched when the previous has been consumed. */
   async *pages(): AsyncGenerator<Page<T>, void, undefined> {
     let next: string | null = `${this.path}${listQueryString(this.params)}`;
     while (next !== null) {
-      const page: Page<T> = (await this.transport.request<Page<T>>('GET', next)).body;
+      const page: Page<T> = (await this.transport.request<Page<T>>('GET', next, undefined, this.options)).body;
       yield page;
       next = page.data.length === 0 ? null : page.links.next;
     }

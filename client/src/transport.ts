@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { ApiProblem, type ProblemBody } from './apiProblem.ts';
 import { RETRYABLE_STATUSES, RETRYABLE_TYPES } from './retryRules.ts';
 
@@ -23,11 +22,17 @@ export interface ClientOptions {
   sleep?: (ms: number) => Promise<void>;
   /** Makes the Idempotency-Key of a POST that did not bring one (random UUID by default). */
   idempotencyKey?: () => string;
+  /** How long a call may take, its retries and their waits included (default 30 000 ms; 0: no limit). */
+  timeoutMs?: number;
 }
 
 export interface CallOptions {
   /** Your own Idempotency-Key for a POST (one is generated otherwise); retries reuse it. */
   idempotencyKey?: string;
+  /** This call's time limit, instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
+  /** Cancels the call (and its retries) when aborted: it rejects with the signal's reason. */
+  signal?: AbortSignal;
 }
 
 export interface Response<T> {
@@ -46,6 +51,7 @@ export class Transport {
   private readonly fetch: typeof fetch;
   private readonly sleep: (ms: number) => Promise<void>;
   private readonly newKey: () => string;
+  private readonly timeoutMs: number;
 
   constructor(options: ClientOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
@@ -55,7 +61,30 @@ export class Transport {
     this.maxDelayMs = options.retry?.maxDelayMs ?? 30_000;
     this.fetch = options.fetch ?? globalThis.fetch;
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
-    this.newKey = options.idempotencyKey ?? randomUUID;
+    // Web Crypto: the same call in browsers and in Node ≥ 20, no Node module imported.
+    this.newKey = options.idempotencyKey ?? (() => globalThis.crypto.randomUUID());
+    this.timeoutMs = options.timeoutMs ?? 30_000;
+  }
+
+  /** The signal that ends a call: the caller's, the time limit's, whichever comes first. */
+  private signalFor(options: CallOptions): AbortSignal | undefined {
+    const timeoutMs = options.timeoutMs ?? this.timeoutMs;
+    const signals = [...(options.signal ? [options.signal] : []), ...(timeoutMs > 0 ? [AbortSignal.timeout(timeoutMs)] : [])];
+    return signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+  }
+
+  /** Waits, unless the call is ended first. */
+  private wait(ms: number, signal: AbortSignal | undefined): Promise<void> {
+    if (!signal) return this.sleep(ms);
+    signal.throwIfAborted();
+    return new Promise((resolve, reject) => {
+      const stop = () => reject(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      this.sleep(ms).then(() => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      }, reject);
+    });
   }
 
   /** `path` is `/v3/...` or an absolute URL the API gave (a page link). */
@@ -66,15 +95,18 @@ export class Transport {
     // One key per call, the same on every retry: the server then replays instead of acting twice.
     if (method === 'POST') headers['idempotency-key'] = options.idempotencyKey ?? this.newKey();
     const payload = body === undefined ? undefined : JSON.stringify(body);
+    const signal = this.signalFor(options);
 
     for (let attempt = 1; ; attempt++) {
       let response: globalThis.Response;
       try {
-        response = await this.fetch(url, { method, headers, body: payload });
+        response = await this.fetch(url, { method, headers, body: payload, signal });
       } catch (error) {
+        // Cancelled or out of time: that is the answer, not something to retry.
+        if (signal?.aborted) throw signal.reason;
         // No answer at all (connection refused or reset): safe to retry, POSTs carry their key.
         if (attempt >= this.attempts) throw error;
-        await this.sleep(this.backoff(attempt));
+        await this.wait(this.backoff(attempt), signal);
         continue;
       }
       const text = await response.text();
@@ -84,7 +116,7 @@ export class Transport {
       // Rate limited, unavailable, or a duplicate still being processed (retryRules.ts, from the server's problem catalog).
       const retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_TYPES.has(problem.type);
       if (!retryable || attempt >= this.attempts) throw new ApiProblem(problem, response.headers.get('x-request-id') ?? undefined);
-      await this.sleep(this.delay(response.headers.get('retry-after'), attempt));
+      await this.wait(this.delay(response.headers.get('retry-after'), attempt), signal);
     }
   }
 

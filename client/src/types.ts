@@ -1,25 +1,21 @@
-// Types come from the server's own TypeBox schemas (type-only imports, erased at run time), so
-// the client cannot drift from what the server validates and serializes.
-import type { Account } from '../../src/accounts/accountSchema.ts';
-import type { Payment } from '../../src/payments/paymentSchema.ts';
-import type { CreateAccountInput, UpdateAccountInput } from '../../src/accounts/accountWriteSchemas.ts';
-import type { CreatePaymentInput } from '../../src/payments/paymentWriteSchemas.ts';
-import type { Envelope } from '../../src/pagination/envelopeSchema.ts';
-import type { accountListSpec } from '../../src/accounts/accountListSpec.ts';
-import type { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
-import type { FiltersOf, Range, SortFieldOf } from '../../src/listing/listSpec.ts';
+// The API's shapes come from apiTypes.ts, generated from the server's schemas and list specs
+// (`npm run generate`; a test fails when it is stale), so the client cannot drift from what the
+// server validates and serializes, and it imports nothing outside client/.
+import type { AccountFilter, AccountSortField, PaymentFilter, PaymentSortField } from './apiTypes.ts';
 
-export type { Account, Payment, CreateAccountInput, UpdateAccountInput, CreatePaymentInput };
-
-/** One page: the API's envelope (`data`, `links`, `meta`). */
-export type Page<T> = Envelope<T>;
-
-type Instant = string | Date;
-
-/** Filters and sort fields come from the server's list specs: what it accepts is what the types allow. */
-export type AccountFilter = FiltersOf<typeof accountListSpec, Instant>;
-export type PaymentFilter = FiltersOf<typeof paymentListSpec, Instant>;
-export type { Range };
+export type {
+  Account,
+  Payment,
+  CreateAccountInput,
+  UpdateAccountInput,
+  CreatePaymentInput,
+  CaptureInput,
+  RefundInput,
+  Page,
+  AccountFilter,
+  PaymentFilter,
+  OneOrMany,
+} from './apiTypes.ts';
 
 /** `field` or `-field` (descending), comma-separated for several keys. */
 export type Sort<F extends string> = `${'' | '-'}${F}` | `${'' | '-'}${F},${string}`;
@@ -33,5 +29,5 @@ export interface ListParams<Filter, SortField extends string> {
   page?: number;
 }
 
-export type AccountListParams = ListParams<AccountFilter, SortFieldOf<typeof accountListSpec>>;
-export type PaymentListParams = ListParams<PaymentFilter, SortFieldOf<typeof paymentListSpec>>;
+export type AccountListParams = ListParams<AccountFilter, AccountSortField>;
+export type PaymentListParams = ListParams<PaymentFilter, PaymentSortField>;

@@ -1,7 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Db } from '../db/database.ts';
-import { notFound } from '../core/problem.ts';
+import { notFound, validationProblem } from '../core/problem.ts';
+import { bodySchemaErrors } from '../core/schemaIssues.ts';
+import { accountBodyProblems } from './accountBodyChecks.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
@@ -28,11 +30,16 @@ export function registerAccountWriteRoutes(fastify: FastifyInstance, db: Db, sec
       body: CreateAccountBody,
       response: { 201: ResourceSchema(AccountSchema) },
     },
-    handler: (request, reply) =>
-      idempotentPost(db, secret, request, reply, async (write) => {
+    // Schema problems reach the handler, to be listed with the currency's.
+    attachValidation: true,
+    handler: (request, reply) => {
+      const errors = accountBodyProblems(request.body, bodySchemaErrors(request.validationError));
+      if (Object.keys(errors).length > 0) throw validationProblem(errors);
+      return idempotentPost(db, secret, request, reply, async (write) => {
         const row = await createAccount(write, request.caller.tenantId, request.body);
         return { status: 201, body: { data: toAccountResource(row) }, location: `/v3/accounts/${row.id}` };
-      }),
+      });
+    },
   });
 
   app.patch('/v3/accounts/:account', {

@@ -8,10 +8,27 @@ export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength:
   description: 'string → string; at most 50 keys of 1–40 letters, digits or _ . : -, values up to 500 characters',
 });
 
-const Name = Type.String({ minLength: 1, maxLength: 200, pattern: '\\S' });
+// `x-message` and `x-code` word a 422 about the field (core/schemaIssues.ts).
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 200,
+  pattern: '\\S',
+  'x-message': 'must be 1 to 200 characters, not only spaces',
+  'x-code': 'invalid_name',
+});
 // Deliberately plain: one @, no spaces, a dot in the domain. Deliverability is the mailer's job.
-const Email = Type.String({ maxLength: 254, pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$' });
-const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code, upper case' });
+const Email = Type.String({
+  maxLength: 254,
+  pattern: '^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$',
+  'x-message': 'must be an email address, like ada@example.com',
+  'x-code': 'invalid_email',
+});
+const Currency = Type.String({
+  pattern: '^[A-Z]{3}$',
+  description: 'ISO 4217 code, upper case',
+  'x-message': 'must be a three-letter ISO 4217 code in capitals, like EUR',
+  'x-code': 'invalid_currency',
+});
 
 export const CreateAccountBody = Type.Object(
   {

@@ -24,7 +24,8 @@ declare module 'fastify' {
   }
 }
 
-const BEARER = /^Bearer ([A-Za-z0-9_\-.~+/]{1,200}=*)$/;
+/** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
+const BEARER = /^Bearer +([A-Za-z0-9_\-.~+/]{1,200}=*)$/i;
 
 async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<Caller> {
   const header = request.headers.authorization;

@@ -1,22 +1,43 @@
 import { PROBLEM_CATALOG, problemTypeUri, type ProblemKind, type ProblemTypeEntry } from './problemCatalog.ts';
 import type { ProblemBody } from './problemSchema.ts';
+import type { IssueCode } from './issueCodes.ts';
 import { scrubSecrets } from './scrubSecrets.ts';
 
 /**
  * The one error type of the service (RFC 9457). Thrown anywhere at the edge, rendered to
  * `application/problem+json` in one place (renderProblem.ts).
  */
-export type FieldErrors = Record<string, string[]>;
+/**
+ * One thing wrong with one field: a sentence a client developer can show as it is, and a stable
+ * machine code (snake_case) to branch on. Sentences may be reworded; codes only ever get added.
+ */
+export interface FieldIssue {
+  code: IssueCode;
+  message: string;
+}
+
+/** The problems of a request by field name (dot notation for body fields, brackets for query). */
+export type FieldErrors = Record<string, FieldIssue[]>;
+
+export function issue(code: IssueCode, message: string): FieldIssue {
+  return { code, message };
+}
 
 /**
- * Adds a message under a field name the client chose. Safe for any name: `errors[name] ??= []`
+ * Adds an issue under a field name the client chose. Safe for any name: `errors[name] ??= []`
  * would find `constructor` or `toString` on Object.prototype, and assigning `__proto__` would
  * replace the prototype instead of adding a field.
  */
-export function addFieldError(errors: FieldErrors, field: string, message: string): void {
+export function addFieldError(errors: FieldErrors, field: string, found: FieldIssue): void {
   const list = Object.hasOwn(errors, field) ? errors[field] : undefined;
-  if (!list) Object.defineProperty(errors, field, { value: [message], enumerable: true, writable: true, configurable: true });
-  else if (!list.includes(message)) list.push(message);
+  if (!list) Object.defineProperty(errors, field, { value: [found], enumerable: true, writable: true, configurable: true });
+  else if (!list.some((known) => known.message === found.message)) list.push(found);
+}
+
+/** Every issue of `more` added to `errors` (the problems of one request, found by several checks). */
+export function mergeFieldErrors(errors: FieldErrors, more: FieldErrors): FieldErrors {
+  for (const [field, issues] of Object.entries(more)) for (const found of issues) addFieldError(errors, field, found);
+  return errors;
 }
 
 /** What one occurrence says beyond its type: the detail, the fields at fault, headers to send. */
@@ -58,15 +79,22 @@ export class Problem extends Error {
       title: this.title,
       status: this.status,
       ...(this.detail !== undefined ? { detail: scrubSecrets(this.detail) } : {}),
-      ...(this.errors ? { errors: scrubbedFieldErrors(this.errors) } : {}),
+      ...(this.errors ? scrubbedFieldErrors(this.errors) : {}),
     };
   }
 }
 
-function scrubbedFieldErrors(errors: FieldErrors): FieldErrors {
-  const out: FieldErrors = {};
-  for (const [field, messages] of Object.entries(errors)) for (const message of messages) addFieldError(out, scrubSecrets(field), message);
-  return out;
+/** `errors` in Laravel's shape (field → sentences) and `codes` beside it (field → codes, same order). */
+function scrubbedFieldErrors(errors: FieldErrors): Pick<ProblemBody, 'errors' | 'codes'> {
+  const scrubbed: FieldErrors = {};
+  for (const [field, issues] of Object.entries(errors)) for (const found of issues) addFieldError(scrubbed, scrubSecrets(field), found);
+  const messages: Record<string, string[]> = {};
+  const codes: Record<string, string[]> = {};
+  for (const [field, issues] of Object.entries(scrubbed)) {
+    Object.defineProperty(messages, field, { value: issues.map((i) => i.message), enumerable: true });
+    Object.defineProperty(codes, field, { value: issues.map((i) => i.code), enumerable: true });
+  }
+  return { errors: messages, codes };
 }
 
 /**
@@ -84,7 +112,7 @@ function shortName(field: string): string {
 export function validationProblem(errors: FieldErrors, detail?: string): Problem {
   const fields = Object.keys(errors);
   const named: FieldErrors = {};
-  for (const field of fields.slice(0, MAX_NAMED_FIELDS)) for (const message of errors[field]) addFieldError(named, shortName(field), message);
+  for (const field of fields.slice(0, MAX_NAMED_FIELDS)) for (const found of errors[field]) addFieldError(named, shortName(field), found);
   const more = fields.length - MAX_NAMED_FIELDS;
   const unlisted = more > 0 ? `, and ${more} more ${more === 1 ? 'field' : 'fields'} not listed` : '';
   return new Problem('validation', {

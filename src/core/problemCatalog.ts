@@ -18,6 +18,8 @@ export interface ProblemTypeEntry {
   example: string;
   /** Example field errors (documentation). */
   exampleErrors?: Record<string, string[]>;
+  /** Their codes, by the same keys (documentation). */
+  exampleCodes?: Record<string, string[]>;
   /** Headers every problem of this type carries. */
   headers?: Record<string, string>;
   /** Worth retrying as it is, after Retry-After (which it carries): the client retries these. */
@@ -59,8 +61,8 @@ export const PROBLEM_CATALOG = {
   'method-not-allowed': {
     status: 405,
     title: 'Method not allowed',
-    description: 'CONNECT: this is not a proxy',
-    example: 'CONNECT is not supported: this is not a proxy.',
+    description: 'A path that exists, asked with a method it does not answer (`Allow` lists those it does), or CONNECT: this is not a proxy',
+    example: '/v3/payments answers GET, HEAD, POST, not PUT.',
   },
   'request-timeout': {
     status: 408,
@@ -114,9 +116,14 @@ export const PROBLEM_CATALOG = {
   validation: {
     status: 422,
     title: 'The request has invalid values',
-    description: 'Invalid values: `errors` names each parameter or field (at most 20; `detail` says how many more), text that is not valid Unicode included',
-    example: 'Invalid value for per_page.',
-    exampleErrors: { per_page: ['must be an integer between 1 and 5000'] },
+    description:
+      'Invalid values, all of them at once (the schema’s, the card’s, the account’s): `errors` names each parameter or field (dot notation; at most 20, `detail` says how many more) with sentences a client can show, and `codes` gives a stable machine code for each sentence',
+    example: 'Invalid values for email, card.number.',
+    exampleErrors: {
+      email: ['must be an email address, like ada@example.com'],
+      'card.number': ['is not a valid card number (check digit); test cards are in the README'],
+    },
+    exampleCodes: { email: ['invalid_email'], 'card.number': ['invalid_card_number'] },
   },
   'rate-limited': {
     status: 429,

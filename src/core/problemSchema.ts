@@ -9,7 +9,14 @@ export const ProblemSchema = Type.Object(
     detail: Type.Optional(Type.String()),
     errors: Type.Optional(
       Type.Record(Type.String(), Type.Array(Type.String()), {
-        description: 'For 422: each invalid parameter or body field (dot notation) with its messages, Laravel style',
+        description:
+          'For 422: every invalid parameter or body field of the request (body fields in dot notation, `card.number`; query parameters as sent, `filter[amount][gte]`), each with sentences a client can show, Laravel style',
+      }),
+    ),
+    codes: Type.Optional(
+      Type.Record(Type.String(), Type.Array(Type.String()), {
+        description:
+          'For 422: the same keys as `errors`, each with a stable machine code per sentence, in the same order (`required`, `invalid_email`, `card_expired`, …)',
       }),
     ),
   },

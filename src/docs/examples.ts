@@ -58,3 +58,28 @@ export function pageExample<T>(path: string, item: T) {
     },
   };
 }
+
+/**
+ * Request bodies that succeed as they stand in the reference page's "Try it out": test cards
+ * of the sandbox processor, an expiry years ahead. A payment needs an account of yours: its
+ * `account_id` is the example account's, to be replaced by an id from GET /v3/accounts (the
+ * operation's description says so).
+ */
+const REQUEST_EXAMPLES: Record<string, unknown> = {
+  'POST /v3/accounts': { name: 'Ada Lovelace', email: 'ada@example.com', currency: 'GBP', metadata: { crm: '42' } },
+  'PATCH /v3/accounts/:account': { name: 'Ada King' },
+  'POST /v3/payments': {
+    account_id: accountExample.id,
+    amount: 2500,
+    currency: 'EUR',
+    description: 'coffee beans',
+    capture: true,
+    card: { number: '4242 4242 4242 4242', exp_month: 12, exp_year: 2031, cvc: '123' },
+  },
+  'POST /v3/payments/:payment/capture': {},
+  'POST /v3/payments/:payment/refunds': { amount: 500, reason: 'one bag returned' },
+};
+
+export function requestExampleFor(method: string, url: string): unknown {
+  return REQUEST_EXAMPLES[`${method} ${url}`];
+}

@@ -2,7 +2,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Type } from 'typebox';
 import { apiDescription, apiVersion } from './apiDescription.ts';
-import { accountExample, pageExample, paymentExample } from './examples.ts';
+import { accountExample, pageExample, paymentExample, requestExampleFor } from './examples.ts';
 import { flattenListQuery } from './listParameters.ts';
 import { operationIdOf } from './operationId.ts';
 import { hoistNamedSchemas, titleById } from './namedSchemas.ts';
@@ -36,7 +36,11 @@ const LINK = { description: 'RFC 8288 links first, prev, next, last: the same UR
 const LOCATION = { description: 'Path of the created resource', type: 'string' };
 const REPLAYED = { description: '`true` when this is the replay of an earlier request with the same Idempotency-Key', type: 'string' };
 
+/** What `/health` and `/ready` answer (not resources: their own small bodies). */
+const OPERATION_EXAMPLES: Record<string, unknown> = { '/health': { status: 'ok' }, '/ready': { status: 'ready' } };
+
 function exampleFor(url: string, list: boolean): unknown {
+  if (Object.hasOwn(OPERATION_EXAMPLES, url)) return OPERATION_EXAMPLES[url];
   const item = url.includes('payments') ? paymentExample : accountExample;
   return list ? pageExample(url.replace(':account', accountExample.id), item) : { data: item };
 }
@@ -72,6 +76,9 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
   if (scope) docs.description = [schema.description, `Needs an API key with the \`${scope}\` scope.`].filter(Boolean).join('\n\n');
   if (list) docs.querystring = flattenListQuery(schema.querystring);
   if (method === 'POST') docs.headers = IDEMPOTENCY_HEADER;
+  // "Try it out" fills the body with its example: one that succeeds as it stands (test cards).
+  const requestExample = requestExampleFor(method, url);
+  if (schema.body && requestExample) docs.body = { ...schema.body, examples: [requestExample] };
   if (method === 'GET' && scope) docs.headers = CONDITIONAL_HEADER;
   if (route.config?.deprecation) docs.deprecated = true;
   docs.response = successResponses(route, schema, list);
@@ -82,7 +89,8 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
     hasQuery: list,
     hasBody: Boolean(schema.body),
   };
-  if (url.startsWith('/v3/') && url !== OPENAPI_PATH) for (const status of problemStatuses(shape)) docs.response[status] = problemResponse(status);
+  if (url.startsWith('/v3/') && url !== OPENAPI_PATH)
+    for (const status of problemStatuses(shape)) docs.response[status] = problemResponse(status, { url, scope });
   if (url === OPENAPI_PATH)
     docs.response = { 200: { description: 'This document', headers: { etag: ETAG }, content: { 'application/json': { schema: { type: 'object' } } } } };
   if (url === '/ready') docs.response[503] = problemResponse(503);

@@ -7,15 +7,16 @@ function typesWith(status: number): Array<[ProblemKind, ProblemTypeEntry]> {
   return entries.filter(([, entry]) => entry.status === status);
 }
 
-/** A problem document of this type, as the API writes it (the catalog's example detail). */
-export function problemExample(kind: ProblemKind) {
+/** A problem document of this type, as the API writes it (the catalog's example detail, or the operation's own). */
+export function problemExample(kind: ProblemKind, detail?: string) {
   const entry: ProblemTypeEntry = PROBLEM_CATALOG[kind];
   return {
     type: problemTypeUri(kind),
     title: entry.title,
     status: entry.status,
-    detail: entry.example,
+    detail: detail ?? entry.example,
     ...(entry.exampleErrors ? { errors: entry.exampleErrors } : {}),
+    ...(entry.exampleCodes ? { codes: entry.exampleCodes } : {}),
   };
 }
 
@@ -39,11 +40,34 @@ export function problemStatuses(route: RouteShape): number[] {
   return [...statuses].sort((a, b) => a - b);
 }
 
+/** The operation a problem response documents: its path and the scope it needs. */
+export interface OperationShape {
+  url: string;
+  scope?: string;
+}
+
+/**
+ * The example an operation shows for a status: about its own resource and scope (an account's
+ * 404 names an account, a read's 403 the read scope, an account's 409 its state, a payment
+ * action's its status), else the first catalog type of that status.
+ */
+function exampleOf(status: number, types: Array<[ProblemKind, ProblemTypeEntry]>, operation?: OperationShape) {
+  if (!operation) return problemExample(types[0][0]);
+  const onPayment = operation.url.includes(':payment');
+  if (status === 404)
+    return problemExample('not-found', onPayment ? 'No payment pay_01JDQ7ZK3V6M8Y2W4T9N5R1B0C.' : 'No account acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C.');
+  if (status === 403) return problemExample('forbidden', `This API key lacks the ${operation.scope ?? 'read'} scope.`);
+  if (status === 409 && onPayment) return problemExample('invalid-transition');
+  if (status === 409 && operation.url.startsWith('/v3/accounts/')) return problemExample('conflict', 'A closed account cannot be changed.');
+  if (status === 409 && operation.url === '/v3/accounts') return problemExample('idempotency-in-flight');
+  return problemExample(types[0][0]);
+}
+
 /**
  * A response entry in @fastify/swagger's `content` form, so it is documented as problem+json:
- * every catalog type with this status described, the first as the example.
+ * every catalog type with this status described, an example fit for the operation.
  */
-export function problemResponse(status: number) {
+export function problemResponse(status: number, operation?: OperationShape) {
   const types = typesWith(status);
   const headers: Record<string, { description: string; type: string }> = {};
   for (const [, entry] of types) {
@@ -53,7 +77,7 @@ export function problemResponse(status: number) {
   return {
     description: types.map(([kind, entry]) => `\`${kind}\`: ${entry.description}`).join('; '),
     ...(Object.keys(headers).length ? { headers } : {}),
-    content: { 'application/problem+json': { schema: { $ref: 'Problem#' }, example: problemExample(types[0][0]) } },
+    content: { 'application/problem+json': { schema: { $ref: 'Problem#' }, example: exampleOf(status, types, operation) } },
   };
 }
 

@@ -14,11 +14,13 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
+import { registerAllowedMethods } from './allowedMethods.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
 import { clientErrorHandler, registerProtocolChecks } from './protocolErrors.ts';
 import { rateLimits } from '../limits/rateLimits.ts';
 import { registerSecurityHeaders } from '../limits/securityHeaders.ts';
 import { notFound } from '../core/problem.ts';
+import { ISSUE_KEYWORDS } from '../core/schemaIssues.ts';
 import { requestIdOf } from './requestId.ts';
 import { registerOpenApi } from '../docs/openapiDocument.ts';
 import { registerReferencePage } from '../docs/referencePage.ts';
@@ -98,7 +100,9 @@ export async function buildApp({
       return sendProblem(reply, problem);
     },
     ajv: {
-      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, useDefaults: false },
+      // allErrors and verbose: a 422 lists every problem of a body at once, each worded from the
+      // schema it broke (core/schemaIssues.ts), which may name its own sentence and code.
+      customOptions: { coerceTypes: false, removeAdditional: false, allErrors: true, verbose: true, useDefaults: false, keywords: ISSUE_KEYWORDS },
     },
   });
 
@@ -113,6 +117,7 @@ export async function buildApp({
   app.removeContentTypeParser('text/plain');
   registerJsonBodyParser(app);
   registerProblemRendering(app);
+  registerAllowedMethods(app);
   // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
   await registerSecurityHeaders(app);
   // Before any route: these work through onRoute (documentation, compression, ETags).

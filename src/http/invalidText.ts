@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import { validationProblem } from '../core/problem.ts';
+import { issue, validationProblem } from '../core/problem.ts';
 
 /**
  * Text a client sends must be text both databases store as sent:
@@ -54,5 +54,5 @@ export function invalidTextIn(value: unknown): { path: string[]; message: string
 /** preValidation: a JSON body with text that is not storable as sent is a 422 naming the field (dot notation). */
 export async function rejectInvalidTextInBody(request: FastifyRequest): Promise<void> {
   const invalid = invalidTextIn(request.body);
-  if (invalid) throw validationProblem({ [invalid.path.length ? invalid.path.join('.') : 'body']: [invalid.message] });
+  if (invalid) throw validationProblem({ [invalid.path.length ? invalid.path.join('.') : 'body']: [issue('invalid_text', invalid.message)] });
 }

@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import qs from 'qs';
-import { Problem, validationProblem } from '../core/problem.ts';
+import { issue, Problem, validationProblem } from '../core/problem.ts';
 import { invalidTextIn } from './invalidText.ts';
 import { decodedKey } from '../pagination/pageUrl.ts';
 import { bracketName } from '../core/queryErrors.ts';
@@ -30,7 +30,7 @@ export function queryLimitProblem(text: string): Problem | undefined {
   const pairs = text.split('&');
   if (pairs.length > QUERY_LIMITS.parameterLimit) {
     return validationProblem(
-      { query: [`has ${pairs.length} parameters; at most ${QUERY_LIMITS.parameterLimit} are accepted`] },
+      { query: [issue('too_many_parameters', `has ${pairs.length} parameters; at most ${QUERY_LIMITS.parameterLimit} are accepted`)] },
       `The query string has more than ${QUERY_LIMITS.parameterLimit} parameters.`,
     );
   }
@@ -40,12 +40,12 @@ export function queryLimitProblem(text: string): Problem | undefined {
     const key = decodedKey(pair);
     const groups = key.slice(Math.max(key.indexOf('['), 0)).match(/\[[^[\]]*]/g)?.length ?? 0;
     if (groups > QUERY_LIMITS.depth) {
-      return validationProblem({ [key]: [`nests more than ${QUERY_LIMITS.depth} levels of brackets`] });
+      return validationProblem({ [key]: [issue('too_deep', `nests more than ${QUERY_LIMITS.depth} levels of brackets`)] });
     }
     const count = (seen.get(key) ?? 0) + 1;
     seen.set(key, count);
     if (count > QUERY_LIMITS.arrayLimit) {
-      return validationProblem({ [key]: [`is repeated more than ${QUERY_LIMITS.arrayLimit} times`] });
+      return validationProblem({ [key]: [issue('too_many_values', `is repeated more than ${QUERY_LIMITS.arrayLimit} times`)] });
     }
   }
   return queryShapeProblem(pairs);
@@ -77,11 +77,11 @@ export function parseQueryString(text: string): Record<string, unknown> {
     });
   } catch (error) {
     // qs's own bounds (an array index past arrayLimit, say); the checks above catch the rest first.
-    return { [QUERY_PROBLEM]: validationProblem({ query: [(error as Error).message] }) } as ParsedQuery;
+    return { [QUERY_PROBLEM]: validationProblem({ query: [issue('malformed_query', (error as Error).message)] }) } as ParsedQuery;
   }
   const invalid = invalidTextIn(parsed);
   if (invalid) {
-    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(invalid.path)]: [invalid.message] }) } as ParsedQuery;
+    return { [QUERY_PROBLEM]: validationProblem({ [bracketName(invalid.path)]: [issue('invalid_text', invalid.message)] }) } as ParsedQuery;
   }
   return parsed;
 }

@@ -1,4 +1,4 @@
-import { validationProblem, type Problem } from '../core/problem.ts';
+import { issue, validationProblem, type Problem } from '../core/problem.ts';
 import { bracketName } from '../core/queryErrors.ts';
 
 /**
@@ -43,21 +43,25 @@ export function queryShapeProblem(pairs: string[]): Problem | undefined {
     const eq = pair.indexOf('=');
     const rawName = eq === -1 ? pair : pair.slice(0, eq);
     const name = decoded(rawName);
-    if (name === undefined) return validationProblem({ [rawName]: ['is not valid percent-encoded UTF-8'] });
-    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined) return validationProblem({ [name]: ['has a value that is not valid percent-encoded UTF-8'] });
-    if (name === '') return validationProblem({ query: ['has a parameter without a name'] });
+    if (name === undefined) return validationProblem({ [rawName]: [issue('invalid_encoding', 'is not valid percent-encoded UTF-8')] });
+    if (eq !== -1 && decoded(pair.slice(eq + 1)) === undefined)
+      return validationProblem({ [name]: [issue('invalid_encoding', 'has a value that is not valid percent-encoded UTF-8')] });
+    if (name === '') return validationProblem({ query: [issue('unnamed_parameter', 'has a parameter without a name')] });
     if (!NAME.test(name)) {
-      return validationProblem({ [name]: ['is not a well-formed parameter name: name or name[key][key], brackets balanced and nothing after them'] });
+      return validationProblem({
+        [name]: [issue('malformed_name', 'is not a well-formed parameter name: name or name[key][key], brackets balanced and nothing after them')],
+      });
     }
     const segments = segmentsOf(name);
-    if (segments.includes('__proto__')) return validationProblem({ [name]: ['uses __proto__ as a name, which is not accepted'] });
+    if (segments.includes('__proto__')) return validationProblem({ [name]: [issue('reserved_name', 'uses __proto__ as a name, which is not accepted')] });
     // Keyed by the segments, so `filter[amount]` and `filter%5Bamount%5D` are one name.
     withValue.set(segments.join('\u0000'), name);
     for (let depth = 1; depth < segments.length; depth++) withKeys.set(segments.slice(0, depth).join('\u0000'), name);
   }
   for (const [path] of withValue) {
     const keyed = withKeys.get(path);
-    if (keyed !== undefined) return validationProblem({ [bracketName(path.split('\u0000'))]: [`is given both as a value and with keys (${keyed})`] });
+    if (keyed !== undefined)
+      return validationProblem({ [bracketName(path.split('\u0000'))]: [issue('value_and_keys', `is given both as a value and with keys (${keyed})`)] });
   }
   return undefined;
 }

@@ -1,34 +1,22 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { addFieldError, malformedRequest, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
-import type { SchemaError } from '../core/queryErrors.ts';
+import { malformedRequest, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
+import { schemaIssues, type VerboseSchemaError } from '../core/schemaIssues.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 import { clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
 
-function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
-  const errors = (error.validation ?? []) as unknown as SchemaError[];
+/** The field errors of a failed schema validation (a route's querystring may word its own). */
+export function schemaFieldErrors(request: FastifyRequest, error: FastifyError): FieldErrors {
+  const errors = (error.validation ?? []) as unknown as VerboseSchemaError[];
   const context = error.validationContext;
   const queryFieldErrors = request.routeOptions.config.queryFieldErrors;
-  if (context === 'querystring' && queryFieldErrors) return validationProblem(queryFieldErrors(errors));
-  const fieldErrors: FieldErrors = {};
-  for (const e of errors as Array<SchemaError & { message?: string }>) {
-    const segments = e.instancePath.split('/').slice(1);
-    let message = e.message ?? 'is invalid';
-    if (e.keyword === 'additionalProperties') {
-      segments.push(String(e.params.additionalProperty));
-      message = 'is not an accepted field';
-    } else if (e.keyword === 'propertyNames') {
-      message = 'has a key that is not 1–40 letters, digits or _ . : -';
-    } else if (e.keyword === 'required') {
-      segments.push(String(e.params.missingProperty));
-      message = 'is required';
-    }
-    // Body fields are named in Laravel's dot notation (card.number), as Laravel-era clients expect.
-    const name = segments.length ? segments.join('.') : (context ?? 'request');
-    addFieldError(fieldErrors, name, message);
-  }
-  return validationProblem(fieldErrors);
+  if (context === 'querystring' && queryFieldErrors) return queryFieldErrors(errors);
+  return schemaIssues(errors, context ?? 'request');
+}
+
+function schemaProblem(request: FastifyRequest, error: FastifyError): Problem {
+  return validationProblem(schemaFieldErrors(request, error));
 }
 
 /** Anything thrown becomes a problem; what is not one of ours says nothing about internals. */

@@ -2,7 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
-import { Problem, validationProblem } from '../core/problem.ts';
+import { issue, Problem, validationProblem } from '../core/problem.ts';
 
 export interface WriteResult {
   status: number;
@@ -22,7 +22,7 @@ const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 export function checkIdempotencyKey(key: string | string[] | undefined): string | undefined {
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !KEY_SHAPE.test(key)) {
-    throw validationProblem({ 'Idempotency-Key': ['must be 1 to 255 printable ASCII characters, sent once'] });
+    throw validationProblem({ 'Idempotency-Key': [issue('invalid_idempotency_key', 'must be 1 to 255 printable ASCII characters, sent once')] });
   }
   return key;
 }
@@ -63,7 +63,7 @@ async function claim(db: Kysely<Database>, tenantId: string, key: string, hash: 
     }
     if (row.request_hash !== hash) {
       throw validationProblem(
-        { 'Idempotency-Key': ['was already used with a different request; use a new key for a new request'] },
+        { 'Idempotency-Key': [issue('idempotency_key_reused', 'was already used with a different request; use a new key for a new request')] },
         'This Idempotency-Key belongs to another request.',
       );
     }

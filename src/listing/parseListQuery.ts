@@ -1,4 +1,4 @@
-import { validationProblem, type FieldErrors } from '../core/problem.ts';
+import { issue, validationProblem, type FieldErrors } from '../core/problem.ts';
 import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.ts';
 import { bracketName } from '../core/queryErrors.ts';
 import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
@@ -48,7 +48,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
       if (filter.kind === 'enum' || filter.kind === 'code') {
         const values = [...new Set(given.split(','))];
         if (values.length > MAX_FILTER_VALUES)
-          errors[bracketName(['filter', name])] = [`lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`];
+          errors[bracketName(['filter', name])] = [issue('too_many_values', `lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`)];
         else conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
       // Case-insensitive filters compare folded text with the column that stores it folded.
@@ -63,7 +63,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
         conditions.push({ column, match: 'range', op, value: Number(text) });
       } else {
         const time = normaliseTime(text);
-        if (time === undefined) errors[bracketName(['filter', name, op])] = [filterMessage(filter)];
+        if (time === undefined) errors[bracketName(['filter', name, op])] = [issue('invalid_filter_value', filterMessage(filter))];
         else conditions.push({ column, match: 'range', op, value: time });
       }
     }
@@ -74,7 +74,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
   for (const part of (raw.sort ?? spec.defaultSort).split(',')) {
     const field = part.replace(/^-/, '');
     if (seen.has(field)) {
-      errors.sort = [`names ${field} more than once`];
+      errors.sort = [issue('repeated_sort', `names ${field} more than once`)];
       continue;
     }
     seen.add(field);

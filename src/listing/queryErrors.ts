@@ -1,23 +1,25 @@
-import { addFieldError, type FieldErrors } from '../core/problem.ts';
+import { addFieldError, issue, type FieldErrors, type FieldIssue } from '../core/problem.ts';
 import { bracketName, type SchemaError } from '../core/queryErrors.ts';
 import { PAGE_MESSAGE, PER_PAGE_MESSAGE } from '../pagination/pageParams.ts';
 import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
 import { filterMessage, sortMessage } from './listQuerySchema.ts';
 
-function messageFor(spec: ListSpec, segments: string[]): string {
+function issueFor(spec: ListSpec, segments: string[]): FieldIssue {
   const [top, filter, op] = segments;
-  if (top === 'page') return PAGE_MESSAGE;
-  if (top === 'per_page') return PER_PAGE_MESSAGE;
-  if (top === 'sort') return sortMessage(spec);
-  if (top !== 'filter') return 'is not valid';
+  if (top === 'page') return issue('invalid_page', PAGE_MESSAGE);
+  if (top === 'per_page') return issue('invalid_per_page', PER_PAGE_MESSAGE);
+  if (top === 'sort') return issue('unknown_sort', sortMessage(spec));
+  if (top !== 'filter') return issue('invalid', 'is not valid');
   const allowed = Object.keys(spec.filters);
-  if (filter === undefined) return `must be given as filter[field]=value; filters of ${spec.name}: ${allowed.join(', ')}`;
+  if (filter === undefined) return issue('malformed_filter', `must be given as filter[field]=value; filters of ${spec.name}: ${allowed.join(', ')}`);
   const kind = spec.filters[filter];
-  if (!kind) return `is not a filter of ${spec.name}; allowed: ${allowed.join(', ')}`;
+  if (!kind) return issue('unknown_filter', `is not a filter of ${spec.name}; allowed: ${allowed.join(', ')}`);
   const ranged = kind.kind === 'integerRange' || kind.kind === 'timeRange';
-  if (ranged && op === undefined) return `must be given with a range operator: filter[${filter}][${RANGE_OPERATORS.join('|')}]=value`;
-  if (ranged && !(RANGE_OPERATORS as readonly string[]).includes(op)) return `is not a range operator; use ${RANGE_OPERATORS.join(', ')}`;
-  return filterMessage(kind);
+  if (ranged && op === undefined)
+    return issue('malformed_filter', `must be given with a range operator: filter[${filter}][${RANGE_OPERATORS.join('|')}]=value`);
+  if (ranged && !(RANGE_OPERATORS as readonly string[]).includes(op))
+    return issue('unknown_operator', `is not a range operator; use ${RANGE_OPERATORS.join(', ')}`);
+  return issue('invalid_filter_value', filterMessage(kind));
 }
 
 /** Ajv errors of a list querystring → Laravel-shaped field errors naming each bad parameter. */
@@ -31,8 +33,7 @@ export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaErro
     if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
     if (segments.length === 0) continue;
     const name = bracketName(segments);
-    const message = messageFor(spec, segments);
-    addFieldError(fieldErrors, name, message);
+    addFieldError(fieldErrors, name, issueFor(spec, segments));
   }
   return fieldErrors;
 }

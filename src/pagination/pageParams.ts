@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { validationProblem } from '../core/problem.ts';
+import { issue, validationProblem } from '../core/problem.ts';
 
 export const MAX_PER_PAGE = 5000;
 export const DEFAULT_PER_PAGE = 10;
@@ -30,7 +30,7 @@ export function parsePageParams(query: { page?: string; per_page?: string }): Pa
   const page = query.page === undefined ? 1 : Number(query.page);
   const perPage = query.per_page === undefined ? DEFAULT_PER_PAGE : Number(query.per_page);
   if (!Number.isSafeInteger(page * perPage)) {
-    throw validationProblem({ page: [`is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`] });
+    throw validationProblem({ page: [issue('out_of_range', `is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`)] });
   }
   return { page, perPage, offset: (page - 1) * perPage };
 }

@@ -6,7 +6,8 @@ import { notFound, validationProblem } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { ResourceSchema } from '../pagination/envelopeSchema.ts';
-import { checkCard } from './card/checkCard.ts';
+import { paymentBodyProblems } from './paymentBodyChecks.ts';
+import { bodySchemaErrors } from '../core/schemaIssues.ts';
 import { cardFingerprint } from './cardFingerprint.ts';
 import type { CardProcessor } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
@@ -29,19 +30,24 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     config: { scope: 'write' },
     schema: {
       summary: 'Take a card payment',
-      description: 'Checks the card, asks the processor, and records the payment as succeeded, authorized (capture: false) or failed.',
+      description:
+        'Checks the card, asks the processor, and records the payment as succeeded, authorized (capture: false) or failed. `account_id` must be an account of yours: take an `id` from GET /v3/accounts and put it in place of the example’s before "Execute" (the example’s card is the sandbox’s approved visa; the README lists test cards that decline).',
       tags: ['payments'],
       body: CreatePaymentBody,
       response: { 201: ResourceSchema(PaymentSchema) },
     },
+    // Schema problems reach the handler, to be listed with the card's and the account's.
+    attachValidation: true,
     handler: async (request, reply) => {
-      const input = request.body;
-      const checked = checkCard(input.card, new Date());
+      const schemaErrors = bodySchemaErrors(request.validationError);
+      const checked = await paymentBodyProblems(request.body, schemaErrors, {
+        db: db.kysely,
+        tenantId: request.caller.tenantId,
+        currencies: processor.currencies,
+        now: new Date(),
+      });
       if ('errors' in checked) throw validationProblem(checked.errors);
-      if (!processor.currencies.includes(input.currency)) {
-        throw validationProblem({ currency: [`is not supported; supported: ${processor.currencies.join(', ')}`] });
-      }
-      if (!isIdOf('acc', input.account_id)) throw validationProblem({ account_id: ['is not an account of yours'] });
+      const input = request.body;
       const card = checked.card;
       return idempotentPost(db, secret, request, reply, async (write) => {
         const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { PaymentTable } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
-import { notFound, Problem, validationProblem } from '../core/problem.ts';
+import { issue, notFound, Problem, validationProblem } from '../core/problem.ts';
 import { conflict, lockAccount } from '../accounts/accountWrites.ts';
 import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
@@ -22,7 +22,7 @@ export interface NewPayment {
 /** The account a payment is for: the caller's own and open, checked under a row lock. */
 export async function payableAccount(write: Write, tenantId: string, accountId: string) {
   const account = await lockAccount(write, tenantId, accountId);
-  if (!account) throw validationProblem({ account_id: ['is not an account of yours'] });
+  if (!account) throw validationProblem({ account_id: [issue('unknown_account', 'is not an account of yours')] });
   if (account.status === 'closed') throw conflict(`Account ${accountId} is closed and cannot take payments.`);
   return account;
 }
@@ -107,7 +107,7 @@ export async function capturePayment(write: Write, tenantId: string, id: string,
   const status = nextStatus(row.status as PaymentStatus, 'capture');
   if (!status) throw illegal(row, 'captured', 'capture');
   if (amount !== undefined && amount > row.amount) {
-    throw validationProblem({ amount: [`must not exceed the authorized ${row.amount}`] });
+    throw validationProblem({ amount: [issue('exceeds_authorized', `must not exceed the authorized ${row.amount}`)] });
   }
   const now = new Date().toISOString();
   return save(write, row, { status, amount: amount ?? row.amount, captured_at: now });
@@ -125,7 +125,7 @@ export async function refundPayment(write: Write, tenantId: string, id: string, 
   if (!nextStatus(row.status as PaymentStatus, 'refund_part')) throw illegal(row, 'refunded', 'refund_part');
   const left = row.amount - row.amount_refunded;
   const refund = amount ?? left;
-  if (refund > left) throw validationProblem({ amount: [`must not exceed the ${left} left to refund`] });
+  if (refund > left) throw validationProblem({ amount: [issue('exceeds_refundable', `must not exceed the ${left} left to refund`)] });
   const refunded = row.amount_refunded + refund;
   const status = nextStatus(row.status as PaymentStatus, refunded === row.amount ? 'refund_rest' : 'refund_part')!;
   return save(write, row, { status, amount_refunded: refunded, ...(reason !== undefined ? { refund_reason: reason } : {}) });

@@ -36,7 +36,7 @@ describe('managing accounts', () => {
     [{ name: 'A', email: 'a@b.co', currency: 'USD', metadata: { k: 5 } }, 'metadata.k', ''],
     [{ name: 'A', email: 'a@b.co', currency: 'USD', metadata: Object.fromEntries(Array.from({ length: 51 }, (_, i) => [`k${i}`, 'v'])) }, 'metadata', ''],
     [{ name: 'A', email: 'a@b.co', currency: 'USD', metadata: { ['k'.repeat(41)]: 'v' } }, 'metadata', ''],
-    [{ name: 'A', email: 'a@b.co', currency: 'USD', balance: 5 }, 'balance', 'not an accepted field'],
+    [{ name: 'A', email: 'a@b.co', currency: 'USD', balance: 5 }, 'balance', 'is not a field here; the fields are name, email, currency, status, metadata'],
   ])('rejects %j with a 422 naming %s', async (body, field, message) => {
     const response = await create(body);
     expect(response.status).toBe(422);

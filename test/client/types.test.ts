@@ -1,4 +1,6 @@
-import { describe, expectTypeOf, it } from 'vitest';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, expectTypeOf, it } from 'vitest';
+import { CLIENT_TYPES, clientTypes } from '../../scripts/generate/clientTypes.ts';
 import type { AccountListParams, PaymentFilter, PaymentListParams, ProblemBody } from '../../client/src/index.ts';
 import type { CardInput } from '../../src/payments/card/checkCard.ts';
 import type { Envelope } from '../../src/pagination/envelopeSchema.ts';
@@ -25,5 +27,21 @@ describe('types derived from the schemas and list specs', () => {
     expectTypeOf<Envelope<string>['data']>().toEqualTypeOf<string[]>();
     expectTypeOf<Envelope<string>['links']['prev']>().toEqualTypeOf<string | null>();
     expectTypeOf<ProblemBody['errors']>().toEqualTypeOf<Record<string, string[]> | undefined>();
+  });
+});
+
+describe('the client package stands on its own', () => {
+  it('has its API types generated from the server’s schemas and list specs, and current (`npm run generate`)', () => {
+    expect(readFileSync(CLIENT_TYPES, 'utf8')).toBe(clientTypes());
+  });
+
+  it('imports nothing outside client/ and no Node module, so it installs anywhere and runs in browsers', () => {
+    const dir = new URL('../../client/src/', import.meta.url);
+    const files = readdirSync(dir).filter((f) => f.endsWith('.ts'));
+    expect(files.length).toBeGreaterThan(5);
+    for (const file of files) {
+      const specifiers = [...readFileSync(new URL(file, dir), 'utf8').matchAll(/\bfrom\s+'([^']+)'/g)].map((m) => m[1]);
+      for (const specifier of specifiers) expect(specifier, `${file}`).toMatch(/^\.\/[A-Za-z]+\.ts$/);
+    }
   });
 });

@@ -162,7 +162,7 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
       for (const [method, operation] of Object.entries(item as Doc)) {
         for (const [status, response] of Object.entries(operation.responses as Doc)) {
           for (const [mediaType, media] of Object.entries((response.content ?? {}) as Doc)) {
-            if (!media.schema || ['/health', '/ready', '/v3/openapi.json'].includes(path)) continue;
+            if (!media.schema || path === '/v3/openapi.json') continue;
             expect(media.example, `${method} ${path} ${status} ${mediaType}`).toBeDefined();
             const pointer = `openapi.json#/paths/${path.replaceAll('/', '~1')}/${method}/responses/${status}/content/${mediaType.replace('/', '~1')}/schema`;
             const check = ajv.compile({ $ref: pointer });
@@ -173,6 +173,50 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
       }
     }
     expect(examples).toBeGreaterThan(50);
+  });
+
+  it('shows /health and /ready answering what they answer, not a resource', async () => {
+    for (const path of ['/health', '/ready']) {
+      const live = await t.app.inject({ method: 'GET', url: path });
+      expect(doc.paths[path].get.responses['200'].content['application/json'].example).toEqual(live.json());
+    }
+  });
+
+  it('gives every write a request example that succeeds as it stands (a payment’s account_id swapped for one of yours)', async () => {
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'Example Target', email: 'target@example.com', currency: 'EUR' })).body.data.id;
+    const authorized = async () =>
+      (await t.send('POST', '/v3/payments', key, { account_id: account, amount: 3000, currency: 'EUR', capture: false, card: card() })).body.data.id;
+    const succeeded = (await t.send('POST', '/v3/payments', key, { account_id: account, amount: 3000, currency: 'EUR', card: card() })).body.data.id;
+    const ids: Record<string, () => Promise<string>> = {
+      '/v3/accounts/{account}': async () => account,
+      '/v3/payments/{payment}/capture': authorized,
+      '/v3/payments/{payment}/refunds': async () => succeeded,
+    };
+    let tried = 0;
+    for (const [path, item] of Object.entries(doc.paths as Doc)) {
+      for (const [method, operation] of Object.entries(item as Doc)) {
+        const body = operation.requestBody?.content?.['application/json'];
+        if (!body) continue;
+        const example = body.example;
+        expect(example, `${method} ${path} has a request example`).toBeDefined();
+        const payload = path === '/v3/payments' ? { ...example, account_id: account } : example;
+        const url = path.includes('{') ? path.replace(/\{[a-z]+\}/, await ids[path]()) : path;
+        const response = await t.send(method.toUpperCase() as 'POST', url, key, payload);
+        expect(response.status, `${method} ${path}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+        tried++;
+      }
+    }
+    expect(tried).toBe(5);
+  });
+
+  it('shows problem examples about the operation’s own resource and scope', () => {
+    const example = (path: string, method: string, status: number) => doc.paths[path][method].responses[status].content['application/problem+json'].example;
+    expect(example('/v3/accounts/{account}', 'get', 404).detail).toMatch(/^No account acc_/);
+    expect(example('/v3/payments/{payment}', 'get', 404).detail).toMatch(/^No payment pay_/);
+    expect(example('/v3/accounts', 'get', 403).detail).toBe('This API key lacks the read scope.');
+    expect(example('/v3/accounts', 'post', 403).detail).toBe('This API key lacks the write scope.');
+    expect(example('/v3/accounts/{account}', 'patch', 409).detail).toBe('A closed account cannot be changed.');
+    expect(example('/v3/payments/{payment}/refunds', 'post', 409).type).toMatch(/invalid-transition$/);
   });
 
   it('every endpoint answers with what the document says, success and problems alike', async () => {

@@ -105,7 +105,8 @@ describe('every curl and client example in the README runs against a real server
     mkdirSync(resolve('test-output'), { recursive: true });
     const file = resolve('test-output', `readme-example-${block.line}.ts`);
     writeFileSync(file, substitute(block.code));
-    const { stdout } = await run(process.execPath, [file], { env: { ...process.env }, maxBuffer: 1 << 26 });
+    // The workspace's client is its TypeScript source under the `payments-source` condition.
+    const { stdout } = await run(process.execPath, ['--conditions=payments-source', file], { env: { ...process.env }, maxBuffer: 1 << 26 });
     expect(stdout).toMatch(/total/);
   });
 });

@@ -4,15 +4,20 @@ import { createTestDatabase, type TestDatabase } from '../support/testDatabase.t
 import { startServer, type ServerProcess } from '../support/serverProcess.ts';
 import { launchChromium } from '../support/browser.ts';
 import { DOCS_CSP } from '../../src/docs/referencePage.ts';
+import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
+import { seed } from '../support/seedHelpers.ts';
 
 // Runs once (not per database): the page is the same whatever the database.
 describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 }, () => {
   let database: TestDatabase;
   let server: ServerProcess;
   let chromium: Awaited<ReturnType<typeof launchChromium>>;
+  let key: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
+    await seed(database.db, 'acme', 2, 5);
+    key = await createApiKey(database.db.kysely, (await findOrCreateTenant(database.db.kysely, 'acme')).id, ['read', 'write']);
     server = await startServer({ ...database.env, LOG_LEVEL: 'warn' });
     chromium = await launchChromium();
   }, 120_000);
@@ -70,6 +75,43 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     expect(foreign).toEqual([]);
     expect(failures).toEqual([]);
     expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('runs a list and a payment creation from "Try it out" with a key filled in, reading 200 and 201', async () => {
+    const page = await chromium.context.newPage();
+    await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
+    await page.locator('.btn.authorize').first().click();
+    await page.locator('.modal-ux input[type=text], .modal-ux input:not([type])').first().fill(key);
+    await page.locator('.modal-ux .auth-btn-wrapper .authorize').click();
+    await page.locator('.modal-ux .btn-done').click();
+
+    /** Opens an operation, runs it with "Try it out" (after `edit`), and gives the status it shows. */
+    const run = async (method: string, path: string, edit?: (block: ReturnType<typeof page.locator>) => Promise<void>) => {
+      const block = page
+        .locator(`.opblock-${method}`)
+        .filter({ has: page.locator(`[data-path="${path}"]`) })
+        .first();
+      await block.locator('.opblock-summary').first().click();
+      await block.locator('.try-out__btn').click();
+      if (edit) await edit(block);
+      await block.locator('.execute').click();
+      const status = block.locator('.live-responses-table tbody .response-col_status').first();
+      await status.waitFor({ timeout: 20_000 });
+      return /\d{3}/.exec((await status.textContent()) ?? '')?.[0];
+    };
+
+    expect(await run('get', '/v3/accounts')).toBe('200');
+    // The example body as it stands, but for the account: one of this tenant's, as the description says.
+    const listed = await fetch(`${server.url}/v3/accounts?per_page=1`, { headers: { authorization: `Bearer ${key}` } });
+    const account = ((await listed.json()) as { data: Array<{ id: string }> }).data[0].id;
+    const created = await run('post', '/v3/payments', async (block) => {
+      const body = block.locator('textarea.body-param__text');
+      const example = await body.inputValue();
+      expect(JSON.parse(example).card.number).toBe('4242 4242 4242 4242');
+      await body.fill(example.replace(/acc_[0-9A-Z]{26}/, account));
+    });
+    expect(created).toBe('201');
     await page.close();
   });
 });

@@ -29,7 +29,8 @@ describe('a 422 names a bounded number of fields', () => {
     expect(response.body.length).toBeLessThan(4096);
     const problem = response.json();
     expect(Object.keys(problem.errors)).toHaveLength(MAX_NAMED_FIELDS);
-    expect(problem.errors.unknown_field_0).toEqual(['is not an accepted field']);
+    expect(problem.errors.unknown_field_0).toEqual(['is not a field here; the fields are name, email, currency, status, metadata']);
+    expect(problem.codes.unknown_field_0).toEqual(['unknown_field']);
     expect(problem.detail).toContain(`and ${count - MAX_NAMED_FIELDS} more fields not listed`);
   });
 
@@ -45,7 +46,8 @@ describe('a 422 names a bounded number of fields', () => {
     const response = await post(JSON.stringify({ ...valid, [name]: 1 }));
     expect(response.statusCode).toBe(422);
     expect(response.body.length).toBeLessThan(1024);
-    expect(response.json().errors).toEqual({ [`${'n'.repeat(100)}…`]: ['is not an accepted field'] });
+    expect(response.json().errors).toEqual({ [`${'n'.repeat(100)}…`]: ['is not a field here; the fields are name, email, currency, status, metadata'] });
+    expect(response.json().codes).toEqual({ [`${'n'.repeat(100)}…`]: ['unknown_field'] });
   });
 
   it('hundreds of bad metadata keys and values stay bounded too', async () => {

@@ -28,7 +28,9 @@ describe('parseListQuery', () => {
   });
 
   it('refuses a sort key named twice', () => {
-    expect(problemOf(() => parseListQuery(paymentListSpec, { sort: 'amount,-amount' })).errors).toEqual({ sort: ['names amount more than once'] });
+    expect(problemOf(() => parseListQuery(paymentListSpec, { sort: 'amount,-amount' })).errors).toEqual({
+      sort: [{ code: 'repeated_sort', message: 'names amount more than once' }],
+    });
   });
 
   it('turns any-of filters into one condition with each value once', () => {

@@ -18,20 +18,34 @@ describe('checkCard', () => {
     ['42424242424242420', 'card.number', 'wrong length'],
   ])('rejects number %s (%s: %s) without repeating it', (number, field, message) => {
     const result = checkCard({ ...card, number }, now);
-    expect('errors' in result && result.errors[field][0]).toContain(message);
+    expect('errors' in result && result.errors[field][0].message).toContain(message);
     expect(JSON.stringify(result)).not.toContain(number);
   });
 
   it('treats a card as valid through the last day of its expiry month', () => {
     expect('card' in checkCard({ ...card, exp_month: 11, exp_year: 2026 }, now)).toBe(true);
-    expect(checkCard({ ...card, exp_month: 10, exp_year: 2026 }, now)).toEqual({ errors: { 'card.exp_year': ['the card has expired'] } });
+    expect(checkCard({ ...card, exp_month: 10, exp_year: 2026 }, now)).toEqual({
+      errors: { 'card.exp_year': [{ code: 'card_expired', message: 'the card has expired' }] },
+    });
     expect('card' in checkCard({ ...card, exp_month: 1, exp_year: 27 }, now)).toBe(true);
+  });
+
+  it('checks only the fields it is given, so the schema’s refusals are not reported twice', () => {
+    expect(checkCard({ exp_month: 1, exp_year: 2020 }, now)).toEqual({
+      errors: { 'card.exp_year': [{ code: 'card_expired', message: 'the card has expired' }] },
+    });
+    expect(checkCard({ number: card.number, cvc: '12' }, now)).toEqual({
+      errors: { 'card.cvc': [{ code: 'invalid_cvc', message: 'must be 3 digits for this card' }] },
+    });
+    expect(checkCard({ number: card.number }, now)).toEqual({ errors: {} });
   });
 
   it('wants a 4-digit CVC for amex and 3 digits for the others', () => {
     expect('card' in checkCard({ ...card, number: '378282246310005', cvc: '1234' }, now)).toBe(true);
-    expect(checkCard({ ...card, number: '378282246310005', cvc: '123' }, now)).toEqual({ errors: { 'card.cvc': ['must be 4 digits for this card'] } });
-    expect(checkCard({ ...card, cvc: '1234' }, now)).toEqual({ errors: { 'card.cvc': ['must be 3 digits for this card'] } });
-    expect(checkCard({ ...card, cvc: 'abc' }, now)).toEqual({ errors: { 'card.cvc': ['must be 3 digits for this card'] } });
+    expect(checkCard({ ...card, number: '378282246310005', cvc: '123' }, now)).toEqual({
+      errors: { 'card.cvc': [{ code: 'invalid_cvc', message: 'must be 4 digits for this card' }] },
+    });
+    expect(checkCard({ ...card, cvc: '1234' }, now)).toEqual({ errors: { 'card.cvc': [{ code: 'invalid_cvc', message: 'must be 3 digits for this card' }] } });
+    expect(checkCard({ ...card, cvc: 'abc' }, now)).toEqual({ errors: { 'card.cvc': [{ code: 'invalid_cvc', message: 'must be 3 digits for this card' }] } });
   });
 });
