@@ -27,7 +27,36 @@ export interface Config {
   shutdownDrainMs: number;
   workers: number;
   metricsEnabled: boolean;
+  /** Events and webhooks (issue 17): README "Events and webhooks". */
+  webhooks: WebhookSettings;
 }
+
+export interface WebhookSettings {
+  /** Events older than this many days are purged (EVENT_RETENTION_DAYS, default 30). */
+  eventRetentionDays: number;
+  /** Allow http and loopback/private/link-local targets (WEBHOOK_ALLOW_PRIVATE_TARGETS=true): for local receivers and tests only. */
+  allowPrivateTargets: boolean;
+  /** One delivery attempt gives up after this long (WEBHOOK_TIMEOUT_MS, default 10 s). */
+  attemptTimeoutMs: number;
+  /** First retry after about this long, doubling (with jitter) up to 12 h per wait (WEBHOOK_RETRY_BASE_MS, default 30 s). */
+  retryBaseMs: number;
+  /** A delivery failing this long is given up, and its endpoint disabled (WEBHOOK_GIVE_UP_AFTER_MS, default 3 days). */
+  giveUpAfterMs: number;
+  /** How often the sender looks for due deliveries (WEBHOOK_POLL_MS, default 1 s). */
+  pollMs: number;
+  /** Run the sender in this process (WEBHOOK_SENDER=off turns it off, e.g. when `cli webhooks` runs apart). */
+  sender: boolean;
+}
+
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = {
+  eventRetentionDays: 30,
+  allowPrivateTargets: false,
+  attemptTimeoutMs: 10_000,
+  retryBaseMs: 30_000,
+  giveUpAfterMs: 3 * 24 * 60 * 60 * 1000,
+  pollMs: 1000,
+  sender: true,
+};
 
 export interface ResourceLimits {
   /** Requests per window per API key (bucket keyed by the key's hash); 0 turns it off. */
@@ -117,6 +146,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     shutdownDrainMs: wholeNumber(env, 'SHUTDOWN_DRAIN_MS', 0),
     workers: wholeNumber(env, 'WORKERS', 1, 1),
     metricsEnabled: env.METRICS !== 'off',
+    webhooks: {
+      eventRetentionDays: wholeNumber(env, 'EVENT_RETENTION_DAYS', DEFAULT_WEBHOOK_SETTINGS.eventRetentionDays, 1),
+      allowPrivateTargets: env.WEBHOOK_ALLOW_PRIVATE_TARGETS === 'true',
+      attemptTimeoutMs: wholeNumber(env, 'WEBHOOK_TIMEOUT_MS', DEFAULT_WEBHOOK_SETTINGS.attemptTimeoutMs, 1),
+      retryBaseMs: wholeNumber(env, 'WEBHOOK_RETRY_BASE_MS', DEFAULT_WEBHOOK_SETTINGS.retryBaseMs, 1),
+      giveUpAfterMs: wholeNumber(env, 'WEBHOOK_GIVE_UP_AFTER_MS', DEFAULT_WEBHOOK_SETTINGS.giveUpAfterMs, 1),
+      pollMs: wholeNumber(env, 'WEBHOOK_POLL_MS', DEFAULT_WEBHOOK_SETTINGS.pollMs, 1),
+      sender: env.WEBHOOK_SENDER !== 'off',
+    },
   };
 }
 

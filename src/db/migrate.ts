@@ -11,6 +11,7 @@ import { counterShardsMigration } from './migrations/0008_counter_shards.ts';
 import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
+import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhooks.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -33,6 +34,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0009_folded_text': foldedTextMigration(dialect),
     '0010_seed_runs': seedRunsMigration(dialect),
     '0011_refund_reason': refundReasonMigration,
+    '0013_events_and_webhooks': eventsAndWebhooksMigration(dialect),
   };
 }
 

@@ -13,10 +13,10 @@ const LAYERS: string[][] = [
   ['counts'],
   ['pagination'],
   ['listing'],
-  ['auth', 'idempotency'],
+  ['auth', 'idempotency', 'events'],
   ['accounts'],
   ['payments'],
-  ['docs', 'limits', 'metrics', 'seed', 'versioning'],
+  ['docs', 'limits', 'metrics', 'seed', 'versioning', 'webhooks'],
   ['http'],
   ['cli'],
 ];
