@@ -16,7 +16,8 @@ const LAYERS: string[][] = [
   ['auth', 'idempotency', 'events'],
   ['accounts'],
   ['payments'],
-  ['docs', 'limits', 'metrics', 'seed', 'versioning', 'webhooks'],
+  ['webhooks'],
+  ['docs', 'limits', 'metrics', 'seed', 'versioning'],
   ['http'],
   ['cli'],
 ];

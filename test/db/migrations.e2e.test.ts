@@ -65,6 +65,7 @@ describe('migrations', () => {
         '0009_folded_text',
         '0010_seed_runs',
         '0011_refund_reason',
+        '0013_events_and_webhooks',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
