@@ -1,7 +1,8 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
-import { guardedLookup } from './targetSafety.ts';
+import { isIP } from 'node:net';
+import { guardedLookup, isForbiddenAddress } from './targetSafety.ts';
 
 /** What one attempt got: a status code (any, redirects included: they are not followed) or an error, and how long it took. */
 export interface AttemptOutcome {
@@ -25,6 +26,12 @@ export function sendAttempt(url: string, body: string, headers: Record<string, s
   const latency = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     const target = new URL(url);
+    // An address in the URL is connected to without a lookup: check it here.
+    const host = target.hostname.replace(/^\[|\]$/g, '');
+    if (!allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
+      resolve({ statusCode: null, error: `${host} is a loopback, private, link-local or metadata address`, latencyMs: 0 });
+      return;
+    }
     const request = (target.protocol === 'https:' ? httpsRequest : httpRequest)(target, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'payments-api-webhooks/3', 'content-length': Buffer.byteLength(body), ...headers },

@@ -152,3 +152,31 @@ describe('an endpoint that keeps failing', () => {
     }
   });
 });
+
+describe('a target that turns private after it was accepted (DNS rebinding)', () => {
+  it('is checked again at delivery time, on the addresses actually connected to', async () => {
+    const t = await createTestApp({ webhooks: { ...FAST, sender: false } });
+    const strict = await appOn(t.database, { webhooks: { ...FAST, allowPrivateTargets: false } });
+    const receiver = await startReceiver();
+    try {
+      const { key } = await t.tenant('rebinding');
+      const byName = receiver.url.replace('127.0.0.1', 'localhost');
+      for (const url of [receiver.url, byName]) {
+        const hook = (await t.send('POST', '/v3/webhook_endpoints', key, { url, enabled_events: ['*'] })).body.data;
+        await t.send('POST', '/v3/accounts', key, { name: 'A', email: 'a@example.com', currency: 'EUR' });
+        await eventually(async () =>
+          (await t.get(`/v3/webhook_endpoints/${hook.id}/deliveries`, key)).body.data.some((d: { attempts: number }) => d.attempts > 0),
+        );
+        const delivery = (await t.get(`/v3/webhook_endpoints/${hook.id}/deliveries`, key)).body.data.find((d: { attempts: number }) => d.attempts > 0);
+        expect(delivery).toMatchObject({ status: 'pending', last_status_code: null });
+        expect(delivery.last_error).toMatch(/loopback, private, link-local or metadata/);
+        await t.send('DELETE', `/v3/webhook_endpoints/${hook.id}`, key);
+      }
+      expect(receiver.received).toEqual([]);
+    } finally {
+      await strict.close();
+      await t.close();
+      await receiver.close();
+    }
+  });
+});
