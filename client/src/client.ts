@@ -1,6 +1,17 @@
 import { ListRequest } from './listRequest.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
-import type { Account, AccountListParams, CreateAccountInput, CreatePaymentInput, Payment, PaymentListParams, UpdateAccountInput } from './types.ts';
+import type {
+  Account,
+  AccountListParams,
+  CreateAccountInput,
+  CreatePaymentInput,
+  Event,
+  EventListParams,
+  Payment,
+  PaymentListParams,
+  UpdateAccountInput,
+} from './types.ts';
+import { verifyWebhook, type WebhookHeaders } from './webhookSignature.ts';
 
 type One<T> = { data: T };
 const id = (value: string) => encodeURIComponent(value);
@@ -12,11 +23,19 @@ const id = (value: string) => encodeURIComponent(value);
 export class PaymentsClient {
   readonly accounts: ReturnType<typeof accountsOf>;
   readonly payments: ReturnType<typeof paymentsOf>;
+  readonly events: ReturnType<typeof eventsOf>;
+  /** Checks deliveries your endpoint receives (no request is made). */
+  readonly webhooks = {
+    /** The event, once `body` (the raw text) and `headers` verify under `secret` (`whsec_…`); else throws WebhookSignatureError. */
+    verify: (body: string, headers: WebhookHeaders, secret: string, toleranceSeconds?: number): Event =>
+      verifyWebhook<Event>(body, headers, secret, toleranceSeconds),
+  };
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
     this.accounts = accountsOf(transport);
     this.payments = paymentsOf(transport);
+    this.events = eventsOf(transport);
   }
 }
 
@@ -48,5 +67,13 @@ function paymentsOf(http: Transport) {
     cancel: (payment: string, options?: CallOptions) => data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/cancel`, undefined, options)),
     refund: (payment: string, input: { amount?: number; reason?: string } = {}, options?: CallOptions) =>
       data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/refunds`, input, options)),
+  };
+}
+
+function eventsOf(http: Transport) {
+  return {
+    /** Oldest first: walk it to catch up on what happened (filter by type, resource_id, created_at). */
+    list: (params: EventListParams = {}) => new ListRequest<Event>(http, '/v3/events', params),
+    get: (event: string) => data<Event>(http.request('GET', `/v3/events/${id(event)}`)),
   };
 }

@@ -8,6 +8,12 @@ import type { Envelope } from '../../src/pagination/envelopeSchema.ts';
 import type { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import type { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import type { FiltersOf, Range, SortFieldOf } from '../../src/listing/listSpec.ts';
+import type { Static } from 'typebox';
+import type { EventSchema } from '../../src/webhooks/eventSchema.ts';
+import type { eventListSpec } from '../../src/webhooks/eventListSpec.ts';
+
+/** One event (GET /v3/events, and the body of every webhook delivery). */
+export type Event = Static<typeof EventSchema>;
 
 export type { Account, Payment, CreateAccountInput, UpdateAccountInput, CreatePaymentInput };
 
@@ -35,3 +41,5 @@ export interface ListParams<Filter, SortField extends string> {
 
 export type AccountListParams = ListParams<AccountFilter, SortFieldOf<typeof accountListSpec>>;
 export type PaymentListParams = ListParams<PaymentFilter, SortFieldOf<typeof paymentListSpec>>;
+export type EventFilter = FiltersOf<typeof eventListSpec, Instant>;
+export type EventListParams = ListParams<EventFilter, SortFieldOf<typeof eventListSpec>>;

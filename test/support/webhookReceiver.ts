@@ -8,6 +8,8 @@ export interface Received {
   body: { id: string; type: string; created_at: string; data: { id: string; status: string } };
   /** Which of the receiver's secrets verified it. */
   verifiedWith: string[];
+  /** The webhook-* headers as sent. */
+  headers: Record<string, string>;
 }
 
 /**
@@ -29,7 +31,10 @@ export async function startReceiver() {
         const body = Buffer.concat(chunks).toString('utf8');
         const verifiedWith = secrets.filter((s) => verifies(s, body, request.headers));
         if (verifiedWith.length === 0) rejected.push(body);
-        else received.push({ id: String(request.headers['webhook-id']), type: JSON.parse(body).type, body: JSON.parse(body), verifiedWith });
+        else {
+          const headers = Object.fromEntries(Object.entries(request.headers).filter(([k]) => k.startsWith('webhook-'))) as Record<string, string>;
+          received.push({ id: String(request.headers['webhook-id']), type: JSON.parse(body).type, body: JSON.parse(body), verifiedWith, headers });
+        }
       }
       response.writeHead(status).end();
     });
