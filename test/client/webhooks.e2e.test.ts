@@ -27,7 +27,7 @@ describe('webhooks from a running server (`serve`), verified by the client and b
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ url: receiver.url, enabled_events: ['*'] }),
     });
-    secret = (await response.json()).data.secret;
+    secret = ((await response.json()) as { data: { secret: string } }).data.secret;
     receiver.secrets.push(secret);
   }, 120_000);
   afterAll(async () => {
