@@ -46,6 +46,54 @@ export type Payment = {
   updated_at: string;
 };
 
+/** One event (GET /v3/events, and the body of every webhook delivery). */
+export type Event = {
+  id: string;
+  type: 'account.created' | 'account.updated' | 'account.closed' | 'account.deleted' | 'payment.created' | 'payment.authorized' | 'payment.succeeded' | 'payment.failed' | 'payment.canceled' | 'payment.refunded' | 'payment.partially_refunded';
+  created_at: string;
+  /** The account (account.*) or payment (payment.*) */
+  data: {
+    id: string;
+    name: string;
+    email: string;
+    /** Default currency, ISO 4217 */
+    currency: string;
+    status: 'active' | 'suspended' | 'closed';
+    /** string → string, at most 50 keys */
+    metadata: Record<string, string>;
+    created_at: string;
+    updated_at: string;
+  } | {
+    id: string;
+    account_id: string;
+    /** In the currency’s minor unit */
+    amount: number;
+    currency: string;
+    status: 'pending' | 'authorized' | 'succeeded' | 'failed' | 'canceled' | 'refunded' | 'partially_refunded';
+    amount_refunded: number;
+    /** The reason given with the latest refund that gave one */
+    refund_reason: string | null;
+    method: 'card';
+    card: {
+      brand: 'visa' | 'mastercard' | 'amex' | 'discover' | 'jcb' | 'diners' | 'unionpay';
+      last4: string;
+      exp_month: number;
+      exp_year: number;
+      /** Keyed hash of the card number: the same card gives the same value */
+      fingerprint: string;
+    };
+    description: string | null;
+    reference: string | null;
+    failure_code: string | null;
+    failure_message: string | null;
+    /** string → string, at most 50 keys */
+    metadata: Record<string, string>;
+    captured_at: string | null;
+    created_at: string;
+    updated_at: string;
+  };
+};
+
 /** The body of POST /v3/accounts. */
 export type CreateAccountInput = {
   name: string;
@@ -167,6 +215,16 @@ export type PaymentFilter = {
   amount?: { gte?: number; gt?: number; lte?: number; lt?: number };
   created_at?: { gte?: string | Date; gt?: string | Date; lte?: string | Date; lt?: string | Date };
 };
+
+/** The filters of GET /v3/events. */
+export type EventFilter = {
+  type?: OneOrMany<'account.created' | 'account.updated' | 'account.closed' | 'account.deleted' | 'payment.created' | 'payment.authorized' | 'payment.succeeded' | 'payment.failed' | 'payment.canceled' | 'payment.refunded' | 'payment.partially_refunded'>;
+  resource_id?: string;
+  created_at?: { gte?: string | Date; gt?: string | Date; lte?: string | Date; lt?: string | Date };
+};
+
+/** The fields events sort by. */
+export type EventSortField = 'created_at';
 
 /** The fields accounts sort by. */
 export type AccountSortField = 'created_at' | 'name';

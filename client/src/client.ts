@@ -6,11 +6,14 @@ import type {
   CaptureInput,
   CreateAccountInput,
   CreatePaymentInput,
+  Event,
+  EventListParams,
   Payment,
   PaymentListParams,
   RefundInput,
   UpdateAccountInput,
 } from './types.ts';
+import { verifyWebhook, type WebhookHeaders } from './webhookSignature.ts';
 
 type One<T> = { data: T };
 const id = (value: string) => encodeURIComponent(value);
@@ -23,11 +26,19 @@ const id = (value: string) => encodeURIComponent(value);
 export class PaymentsClient {
   readonly accounts: ReturnType<typeof accountsOf>;
   readonly payments: ReturnType<typeof paymentsOf>;
+  readonly events: ReturnType<typeof eventsOf>;
+  /** Checks deliveries your endpoint receives (no request is made). */
+  readonly webhooks = {
+    /** The event, once `body` (the raw text) and `headers` verify under `secret` (`whsec_…`); else throws WebhookSignatureError. */
+    verify: (body: string, headers: WebhookHeaders, secret: string, toleranceSeconds?: number): Promise<Event> =>
+      verifyWebhook<Event>(body, headers, secret, toleranceSeconds),
+  };
 
   constructor(options: ClientOptions) {
     const transport = new Transport(options);
     this.accounts = accountsOf(transport);
     this.payments = paymentsOf(transport);
+    this.events = eventsOf(transport);
   }
 }
 
@@ -61,5 +72,13 @@ function paymentsOf(http: Transport) {
     cancel: (payment: string, options?: CallOptions) => data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/cancel`, undefined, options)),
     refund: (payment: string, input: RefundInput = {}, options?: CallOptions) =>
       data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/refunds`, input, options)),
+  };
+}
+
+function eventsOf(http: Transport) {
+  return {
+    /** Oldest first: walk it to catch up on what happened (filter by type, resource_id, created_at). */
+    list: (params: EventListParams = {}) => new ListRequest<Event>(http, '/v3/events', params),
+    get: (event: string) => data<Event>(http.request('GET', `/v3/events/${id(event)}`)),
   };
 }

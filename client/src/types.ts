@@ -1,7 +1,7 @@
 // The API's shapes come from apiTypes.ts, generated from the server's schemas and list specs
 // (`npm run generate`; a test fails when it is stale), so the client cannot drift from what the
 // server validates and serializes, and it imports nothing outside client/.
-import type { AccountFilter, AccountSortField, PaymentFilter, PaymentSortField } from './apiTypes.ts';
+import type { AccountFilter, AccountSortField, EventFilter, EventSortField, PaymentFilter, PaymentSortField } from './apiTypes.ts';
 
 export type {
   Account,
@@ -14,6 +14,8 @@ export type {
   Page,
   AccountFilter,
   PaymentFilter,
+  Event,
+  EventFilter,
   OneOrMany,
 } from './apiTypes.ts';
 
@@ -31,3 +33,4 @@ export interface ListParams<Filter, SortField extends string> {
 
 export type AccountListParams = ListParams<AccountFilter, AccountSortField>;
 export type PaymentListParams = ListParams<PaymentFilter, PaymentSortField>;
+export type EventListParams = ListParams<EventFilter, EventSortField>;

@@ -10,6 +10,8 @@ import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from '../../src/payments/paymentWriteSchemas.ts';
 import { Type } from 'typebox';
+import { EventSchema } from '../../src/webhooks/eventSchema.ts';
+import { eventListSpec } from '../../src/webhooks/eventListSpec.ts';
 
 /** Where the client keeps its types: it ships on its own and imports nothing from the server. */
 export const CLIENT_TYPES = new URL('../../client/src/apiTypes.ts', import.meta.url);
@@ -87,6 +89,7 @@ export function clientTypes(): string {
     '',
     named('Account', AccountSchema as unknown as Schema, 'An account, as the API returns it.'),
     named('Payment', PaymentSchema as unknown as Schema, 'A card payment, as the API returns it.'),
+    named('Event', EventSchema as unknown as Schema, 'One event (GET /v3/events, and the body of every webhook delivery).'),
     named('CreateAccountInput', CreateAccountBody as unknown as Schema, 'The body of POST /v3/accounts.'),
     named('UpdateAccountInput', UpdateAccountBody as unknown as Schema, 'The body of PATCH /v3/accounts/{account} (at least one field).'),
     named('CreatePaymentInput', CreatePaymentBody as unknown as Schema, 'The body of POST /v3/payments.'),
@@ -97,6 +100,8 @@ export function clientTypes(): string {
     '/** One value, or several (any of). */\nexport type OneOrMany<T> = T | readonly T[];\n',
     `/** The filters of GET /v3/accounts. */\nexport type AccountFilter = ${filtersOf(accountListSpec)};\n`,
     `/** The filters of GET /v3/payments and an account's payments. */\nexport type PaymentFilter = ${filtersOf(paymentListSpec)};\n`,
+    `/** The filters of GET /v3/events. */\nexport type EventFilter = ${filtersOf(eventListSpec)};\n`,
+    `/** The fields events sort by. */\nexport type EventSortField = ${sorts(eventListSpec)};\n`,
     `/** The fields accounts sort by. */\nexport type AccountSortField = ${sorts(accountListSpec)};\n`,
     `/** The fields payments sort by. */\nexport type PaymentSortField = ${sorts(paymentListSpec)};\n`,
   ].join('\n');

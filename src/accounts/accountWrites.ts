@@ -4,13 +4,15 @@ import { notFound, Problem } from '../core/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
+import { recordEvent } from '../events/outbox.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
   return new Problem('conflict', { detail });
 }
 
-export async function createAccount({ trx, shard }: Write, tenantId: string, input: CreateAccountInput) {
+export async function createAccount(write: Write, tenantId: string, input: CreateAccountInput) {
+  const { trx, shard } = write;
   // The currency is known to be ISO 4217 here: the route refused it otherwise (accountBodyChecks.ts).
   const now = new Date().toISOString();
   const row = withAccountResource({
@@ -31,6 +33,7 @@ export async function createAccount({ trx, shard }: Write, tenantId: string, inp
     accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })),
     shard,
   );
+  await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
   return row;
 }
 
@@ -60,6 +63,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('id', '=', id)
     .execute();
   if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), shard);
+  await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
   return updated;
 }
 
@@ -76,6 +80,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
     accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })),
     shard,
   );
+  await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
 }
 
 export { conflict };

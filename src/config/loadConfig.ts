@@ -35,6 +35,25 @@ export interface Config {
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
   seedPauseMs: number;
+  /** Events and webhooks: README "Events and webhooks". */
+  webhooks: WebhookSettings;
+}
+
+export interface WebhookSettings {
+  /** Events older than this many days are purged (EVENT_RETENTION_DAYS). */
+  eventRetentionDays: number;
+  /** Allow http and loopback/private/link-local targets (WEBHOOK_ALLOW_PRIVATE_TARGETS): for local receivers and tests only. */
+  allowPrivateTargets: boolean;
+  /** One delivery attempt gives up after this long (WEBHOOK_TIMEOUT_MS). */
+  attemptTimeoutMs: number;
+  /** First retry after about this long, doubling (with jitter) up to 12 h per wait (WEBHOOK_RETRY_BASE_MS). */
+  retryBaseMs: number;
+  /** A delivery failing this long is given up, and its endpoint disabled (WEBHOOK_GIVE_UP_AFTER_MS). */
+  giveUpAfterMs: number;
+  /** How often the sender looks for due deliveries (WEBHOOK_POLL_MS). */
+  pollMs: number;
+  /** Run the sender in this process (WEBHOOK_SENDER=off turns it off). */
+  sender: boolean;
 }
 
 export interface ResourceLimits {
@@ -107,8 +126,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int('WORKERS'),
     metricsEnabled: values.get('METRICS') as boolean,
     seedPauseMs: int('SEED_PAUSE_MS'),
+    webhooks: {
+      eventRetentionDays: int('EVENT_RETENTION_DAYS'),
+      allowPrivateTargets: values.get('WEBHOOK_ALLOW_PRIVATE_TARGETS') as boolean,
+      attemptTimeoutMs: int('WEBHOOK_TIMEOUT_MS'),
+      retryBaseMs: int('WEBHOOK_RETRY_BASE_MS'),
+      giveUpAfterMs: int('WEBHOOK_GIVE_UP_AFTER_MS'),
+      pollMs: int('WEBHOOK_POLL_MS'),
+      sender: values.get('WEBHOOK_SENDER') as boolean,
+    },
   };
 }
 
 /** The defaults of every limit: what tests and the bench start from. */
 export const DEFAULT_LIMITS: ResourceLimits = loadConfig({}).limits;
+
+/** The defaults of the webhook settings. */
+export const DEFAULT_WEBHOOK_SETTINGS: WebhookSettings = loadConfig({}).webhooks;

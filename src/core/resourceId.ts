@@ -4,7 +4,7 @@ import { monotonicFactory } from 'ulid';
  * Resource identifiers: a type prefix and a ULID (48-bit time + 80 random bits, Crockford
  * base32), so they are unguessable and sort by creation time.
  */
-export type IdPrefix = 'acc' | 'pay' | 'ten' | 'key';
+export type IdPrefix = 'acc' | 'pay' | 'ten' | 'key' | 'evt' | 'whe' | 'dlv';
 
 const nextUlid = monotonicFactory();
 

@@ -1,6 +1,6 @@
 import type { SliceKind } from './sortBuckets.ts';
 
-export type CountedList = 'payments' | 'accounts';
+export type CountedList = 'payments' | 'accounts' | 'events';
 
 /** A slice of a list, by whether it is narrowed to one account and to one status (else: all). */
 export interface SliceShape {
@@ -24,7 +24,19 @@ export const COUNTED_SLICES: Record<CountedList, readonly SliceShape[]> = {
     { byAccount: false, byStatus: false },
     { byAccount: false, byStatus: true },
   ],
+  events: [
+    { byAccount: false, byStatus: false },
+    { byAccount: false, byStatus: true },
+  ],
 };
+
+/** The column a list's counts are sliced by as their "status" (list_counts.status): an event's is its type. */
+export const SLICE_COLUMN: Record<CountedList, string> = { payments: 'status', accounts: 'status', events: 'type' };
+
+/** Whether a list keeps maintained counts at all (others are counted row by row). */
+export function isCountedList(list: string): list is CountedList {
+  return Object.hasOwn(COUNTED_SLICES, list);
+}
 
 /**
  * The slices of payments that bucket counts place pages in (listBuckets.ts), each with the kind

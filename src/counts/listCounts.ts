@@ -2,7 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListCountTable } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
-import { COUNTED_SLICES, type CountedList } from './countedSlices.ts';
+import { COUNTED_SLICES, SLICE_COLUMN, type CountedList } from './countedSlices.ts';
 
 export type { CountedList } from './countedSlices.ts';
 
@@ -28,6 +28,10 @@ export function paymentCountKeys(accountId: string, status: string): CountKey[] 
 
 export function accountCountKeys(status: string): CountKey[] {
   return countKeys('accounts', '', status);
+}
+
+export function eventCountKeys(type: string): CountKey[] {
+  return countKeys('events', '', type);
 }
 
 /** Deltas for moving one record between statuses (slices that do not change cancel out). */
@@ -81,10 +85,10 @@ export async function countedTotal(db: Kysely<Database>, tenantId: string, list:
 export async function recountTenant(trx: Transaction<Database>, dialect: Dialect, tenantId: string): Promise<void> {
   await rebuildBuckets(trx, dialect, tenantId);
   await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
-  for (const list of ['payments', 'accounts'] as const) {
+  for (const list of ['payments', 'accounts', 'events'] as const) {
     for (const { byAccount, byStatus } of COUNTED_SLICES[list]) {
       await sql`insert into list_counts (tenant_id, list, account_id, status, n)
-        select tenant_id, ${sql.lit(list)}, ${byAccount ? sql`account_id` : sql`''`}, ${byStatus ? sql`status` : sql`''`}, count(*)
+        select tenant_id, ${sql.lit(list)}, ${byAccount ? sql`account_id` : sql`''`}, ${byStatus ? sql.ref(SLICE_COLUMN[list]) : sql`''`}, count(*)
         from ${sql.table(list)} where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
     }
   }

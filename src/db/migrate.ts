@@ -12,6 +12,7 @@ import { foldedTextMigration } from './migrations/0009_folded_text.ts';
 import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
 import { apiKeyLifecycleMigration } from './migrations/0012_api_key_lifecycle.ts';
+import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhooks.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -35,6 +36,7 @@ function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0010_seed_runs': seedRunsMigration(dialect),
     '0011_refund_reason': refundReasonMigration,
     '0012_api_key_lifecycle': apiKeyLifecycleMigration(dialect),
+    '0013_events_and_webhooks': eventsAndWebhooksMigration(dialect),
   };
 }
 

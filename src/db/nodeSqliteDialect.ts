@@ -142,11 +142,11 @@ export function openSqlite(path: string): DatabaseSync {
 /**
  * Row locks are the database layer's: a write locks the rows it reads with Kysely's
  * `forUpdate()` on either database. PostgreSQL takes the row locks; SQLite has no row locks (a
- * write transaction holds the whole file) and no `FOR UPDATE`, so here the clause is left out.
+ * write transaction holds the whole file) and no `FOR UPDATE`, so here the clause (and `SKIP LOCKED`) is left out.
  */
 class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override visitSelectQuery(node: SelectQueryNode): void {
-    const endModifiers = node.endModifiers?.filter((m) => m.modifier !== 'ForUpdate');
+    const endModifiers = node.endModifiers?.filter((m) => m.modifier !== 'ForUpdate' && m.modifier !== 'SkipLocked');
     super.visitSelectQuery(endModifiers?.length === node.endModifiers?.length ? node : { ...node, endModifiers });
   }
 }

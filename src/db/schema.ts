@@ -127,6 +127,54 @@ export interface SeedRunAccountTable {
   currency: string;
 }
 
+/** One event of the outbox (migration 0013): written in the transaction of the change it records. */
+export interface EventTable {
+  id: string;
+  tenant_id: string;
+  type: string;
+  resource_id: string;
+  created_at: string;
+  /** The event as the API shows it, JSON text (its `data` is the resource after the change). */
+  resource: string;
+}
+
+export interface WebhookEndpointTable {
+  id: string;
+  tenant_id: string;
+  url: string;
+  /** JSON array of event types, `["*"]` for all. */
+  enabled_events: string;
+  /** 1 or 0 (an integer on both databases). */
+  enabled: number;
+  secret: string;
+  /** While a rotation's overlap lasts, the old secret signs too. */
+  previous_secret: string | null;
+  previous_secret_until: string | null;
+  consecutive_failures: number;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+  resource: string;
+}
+
+export interface WebhookDeliveryTable {
+  id: string;
+  tenant_id: string;
+  endpoint_id: string;
+  event_id: string;
+  /** pending, succeeded, failed (gave up). */
+  status: string;
+  attempts: number;
+  /** When the sender should try next; null once succeeded or given up. */
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_latency_ms: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+  resource: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
@@ -137,6 +185,9 @@ export interface Database {
   list_buckets: ListBucketTable;
   seed_runs: SeedRunTable;
   seed_run_accounts: SeedRunAccountTable;
+  events: EventTable;
+  webhook_endpoints: WebhookEndpointTable;
+  webhook_deliveries: WebhookDeliveryTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -1,5 +1,8 @@
 import type { Account } from '../accounts/accountSchema.ts';
 import type { Payment } from '../payments/paymentSchema.ts';
+import type { Static } from 'typebox';
+import type { EventSchema } from '../webhooks/eventSchema.ts';
+import type { DeliverySchema, WebhookEndpointSchema } from '../webhooks/endpointSchemas.ts';
 
 // Typed as the resources, so an example cannot drift from the schema without failing tsc
 // (and the OpenAPI test validates each against its documented schema).
@@ -32,6 +35,37 @@ export const paymentExample: Payment = {
   captured_at: '2026-11-02T09:31:00.000Z',
   created_at: '2026-11-02T09:31:00.000Z',
   updated_at: '2026-11-02T09:31:00.000Z',
+};
+
+export const eventExample: Static<typeof EventSchema> = {
+  id: 'evt_01JDQ80B8TB2K7W3N5Q8R1V6XZ',
+  type: 'payment.succeeded',
+  created_at: paymentExample.updated_at,
+  data: paymentExample,
+};
+
+export const webhookEndpointExample: Static<typeof WebhookEndpointSchema> = {
+  id: 'whe_01JDQ7ZM2D4H6K8N0Q3S5V7X9Z',
+  url: 'https://shop.example.com/webhooks/payments',
+  enabled_events: ['payment.succeeded', 'payment.refunded'],
+  enabled: true,
+  disabled_reason: null,
+  created_at: '2026-11-01T12:00:00.000Z',
+  updated_at: '2026-11-01T12:00:00.000Z',
+};
+
+export const deliveryExample: Static<typeof DeliverySchema> = {
+  id: 'dlv_01JDQ80B8V0C2E4G6J8L0N2Q4S',
+  endpoint_id: webhookEndpointExample.id,
+  event_id: eventExample.id,
+  status: 'succeeded',
+  attempts: 1,
+  next_attempt_at: null,
+  last_status_code: 204,
+  last_latency_ms: 38,
+  last_error: null,
+  created_at: eventExample.created_at,
+  updated_at: '2026-11-02T09:31:00.412Z',
 };
 
 /** A one-item page as the envelope renders it. */
@@ -78,6 +112,8 @@ const REQUEST_EXAMPLES: Record<string, unknown> = {
   },
   'POST /v3/payments/:payment/capture': {},
   'POST /v3/payments/:payment/refunds': { amount: 500, reason: 'one bag returned' },
+  'POST /v3/webhook_endpoints': { url: 'https://hooks.example.com/payments', enabled_events: ['payment.succeeded', 'payment.refunded'] },
+  'PATCH /v3/webhook_endpoints/:endpoint': { enabled: false },
 };
 
 export function requestExampleFor(method: string, url: string): unknown {

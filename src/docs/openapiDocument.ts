@@ -2,12 +2,13 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import swagger from '@fastify/swagger';
 import { Type } from 'typebox';
 import { apiDescription, apiVersion } from './apiDescription.ts';
-import { accountExample, pageExample, paymentExample, requestExampleFor } from './examples.ts';
+import { accountExample, deliveryExample, eventExample, pageExample, paymentExample, requestExampleFor, webhookEndpointExample } from './examples.ts';
+import { webhooksDescription } from './webhookDescriptions.ts';
 import { flattenListQuery } from './listParameters.ts';
 import { operationIdOf } from './operationId.ts';
 import { hoistNamedSchemas, titleById } from './namedSchemas.ts';
 
-const COMPONENTS = ['Account', 'Payment'];
+const COMPONENTS = ['Account', 'Payment', 'Event', 'WebhookEndpoint', 'WebhookDelivery'];
 import { ProblemSchema } from '../core/problemSchema.ts';
 import { problemResponse, problemStatuses } from './problemResponses.ts';
 
@@ -39,10 +40,20 @@ const REPLAYED = { description: '`true` when this is the replay of an earlier re
 /** What `/health` and `/ready` answer (not resources: their own small bodies). */
 const OPERATION_EXAMPLES: Record<string, unknown> = { '/health': { status: 'ok' }, '/ready': { status: 'ready' } };
 
-function exampleFor(url: string, list: boolean): unknown {
+/** The resource a route's example shows, read off its path. */
+function exampleItem(url: string, method: string): object {
+  if (url.endsWith('/deliveries') || url.endsWith('/resend')) return deliveryExample;
+  if (url.includes('webhook_endpoints'))
+    return method === 'POST' ? { ...webhookEndpointExample, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' } : webhookEndpointExample;
+  if (url.includes('events')) return eventExample;
+  return url.includes('payments') ? paymentExample : accountExample;
+}
+
+function exampleFor(url: string, method: string, list: boolean): unknown {
   if (Object.hasOwn(OPERATION_EXAMPLES, url)) return OPERATION_EXAMPLES[url];
-  const item = url.includes('payments') ? paymentExample : accountExample;
-  return list ? pageExample(url.replace(':account', accountExample.id), item) : { data: item };
+  const item = exampleItem(url, method);
+  if (url.endsWith('/resend')) return { data: [item] };
+  return list ? pageExample(url.replace(':account', accountExample.id).replace(':endpoint', webhookEndpointExample.id), item) : { data: item };
 }
 
 /** Success responses in the `content` form: the route's schema plus an example and headers. */
@@ -56,9 +67,9 @@ function successResponses(route: RouteOptions, schema: Schema, list: boolean): S
     if (status === '201') headers.location = LOCATION;
     if (method === 'POST') headers['idempotent-replayed'] = REPLAYED;
     out[status] = {
-      description: status === '201' ? 'Created' : 'OK',
+      description: status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK',
       headers,
-      content: { 'application/json': { schema: titleById(body, COMPONENTS), example: exampleFor(route.url, list) } },
+      content: { 'application/json': { schema: titleById(body, COMPONENTS), example: exampleFor(route.url, method, list) } },
     };
   }
   if (method === 'DELETE') out['204'] = { description: 'Deleted', type: 'null' };
@@ -117,6 +128,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'accounts', description: 'Customer accounts' },
         { name: 'payments', description: 'Credit card payments' },
+        { name: 'events', description: 'Every change to an account or a payment, as it happened' },
+        { name: 'webhooks', description: 'Endpoints that receive events, signed per Standard Webhooks; their deliveries' },
         { name: 'operations', description: 'Liveness, readiness and this document' },
       ],
       components: {
@@ -130,7 +143,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
     },
     transform: documentRoute as never,
-    transformObject: (({ openapiObject }: { openapiObject: object }) => hoistNamedSchemas(openapiObject as never, COMPONENTS)) as never,
+    transformObject: (({ openapiObject }: { openapiObject: object }) => ({
+      ...hoistNamedSchemas(openapiObject as never, COMPONENTS),
+      webhooks: webhooksDescription('#/components/schemas/Event'),
+    })) as never,
     // Schemas with an $id (Problem) keep their name in components instead of def-N.
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`) },
   });

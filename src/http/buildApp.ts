@@ -2,7 +2,7 @@ import type { ListTuning } from '../listing/fetchListPage.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './routeDocs.ts';
 import type { Redis } from 'ioredis';
-import { DEFAULT_LIMITS, type Config, type ResourceLimits } from '../config/loadConfig.ts';
+import { DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS, type Config, type ResourceLimits, type WebhookSettings } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
 import { registerAuthentication } from '../auth/authenticate.ts';
 import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
@@ -33,10 +33,11 @@ import { rejectInvalidTextInBody } from './invalidText.ts';
 import { registerJsonBodyParser } from './jsonBody.ts';
 import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
 import { registerMetrics } from '../metrics/registerMetrics.ts';
+import { registerWebhooks } from '../webhooks/registerWebhooks.ts';
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
-    Partial<Pick<Config, 'corsOrigins' | 'logFormat'>> & { limits?: Partial<ResourceLimits> };
+    Partial<Pick<Config, 'corsOrigins' | 'logFormat'>> & { limits?: Partial<ResourceLimits>; webhooks?: Partial<WebhookSettings> };
   processor?: CardProcessor;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
@@ -146,6 +147,7 @@ export async function buildApp({
   registerPaymentRoutes(app, db, lists, config.publicUrl);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);
   registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
+  registerWebhooks(app, db, lists, config.publicUrl, { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhooks });
   schedulePurge(app, db.kysely);
   await app.ready();
   return app;

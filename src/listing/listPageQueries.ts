@@ -46,6 +46,7 @@ type PageSelect = SelectQueryBuilder<Database, 'payments', { resource: string }>
 function scoped(db: QueryCreator<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
   let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
   if (scope.accountId !== undefined) qb = qb.where('account_id', '=', scope.accountId);
+  if (scope.endpointId !== undefined) qb = qb.where(sql.ref('endpoint_id'), '=', scope.endpointId);
   return applyConditions(qb, query);
 }
 

@@ -1,5 +1,5 @@
 import type { SliceKind } from '../counts/sortBuckets.ts';
-import { bucketKindOf, countsByAccount } from '../counts/countedSlices.ts';
+import { bucketKindOf, countsByAccount, isCountedList, SLICE_COLUMN } from '../counts/countedSlices.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
@@ -15,11 +15,12 @@ export interface ListSlice {
  * slices add up. Undefined for any other filter: such totals are counted row by row.
  */
 export function countedSlice(table: ListTable, scope: ListScope, query: ListQuery): ListSlice | undefined {
+  if (!isCountedList(table)) return undefined;
   let accounts = scope.accountId !== undefined ? [scope.accountId] : [''];
   let statuses = [''];
   for (const c of query.conditions) {
     if (c.match !== 'in') return undefined;
-    if (c.column === 'status' && statuses[0] === '') statuses = c.values;
+    if (c.column === SLICE_COLUMN[table] && statuses[0] === '') statuses = c.values;
     else if (c.column === 'account_id' && countsByAccount(table) && scope.accountId === undefined && accounts[0] === '') accounts = c.values;
     else return undefined;
   }
@@ -28,5 +29,6 @@ export function countedSlice(table: ListTable, scope: ListScope, query: ListQuer
 
 /** Which bucket counts cover a slice (countedSlices.ts: the whole list, by status, and by account; not both). */
 export function bucketSliceKind(table: ListTable, slice: ListSlice): SliceKind | undefined {
+  if (!isCountedList(table)) return undefined;
   return bucketKindOf(table, { byAccount: slice.accounts[0] !== '', byStatus: slice.statuses[0] !== '' });
 }

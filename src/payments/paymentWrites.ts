@@ -11,6 +11,7 @@ import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
 import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
 import { withPaymentResource } from './paymentResource.ts';
+import { recordEvent } from '../events/outbox.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -66,6 +67,9 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     shard,
   );
   await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
+  // Created, then the state the processor's answer moved it to: one event per state change.
+  await recordEvent(write, tenantId, 'payment.created', row.id, row.resource);
+  if (status !== 'pending') await recordEvent(write, tenantId, `payment.${status}`, row.id, row.resource);
   return row;
 }
 
@@ -81,7 +85,8 @@ function illegal(row: { id: string; status: string }, action: string, event: Pay
   });
 }
 
-async function save({ trx, shard }: Write, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
+async function save(write: Write, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
+  const { trx, shard } = write;
   const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
   await trx
     .updateTable('payments')
@@ -99,6 +104,7 @@ async function save({ trx, shard }: Write, row: Selectable<PaymentTable>, change
   }
   // A status change moves the row between status slices; a smaller capture moves it in amount order.
   await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated), shard);
+  await recordEvent(write, row.tenant_id, `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, row.id, updated.resource);
   return updated;
 }
 

@@ -57,6 +57,8 @@ describe('maintained list counts', () => {
         case when c.list = 'payments' then
           (select count(*) from payments p where p.tenant_id = c.tenant_id
              and (c.account_id = '' or p.account_id = c.account_id) and (c.status = '' or p.status = c.status))
+        when c.list = 'events' then
+          (select count(*) from events e where e.tenant_id = c.tenant_id and (c.status = '' or e.type = c.status))
         else
           (select count(*) from accounts a where a.tenant_id = c.tenant_id and (c.status = '' or a.status = c.status))
         end as actual

@@ -66,6 +66,7 @@ describe('migrations', () => {
         '0010_seed_runs',
         '0011_refund_reason',
         '0012_api_key_lifecycle',
+        '0013_events_and_webhooks',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));

@@ -85,7 +85,7 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
   });
 
   it('names the resources once, as components', () => {
-    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Account', 'Payment', 'Problem']);
+    expect(Object.keys(doc.components.schemas).sort()).toEqual(['Account', 'Event', 'Payment', 'Problem', 'WebhookDelivery', 'WebhookEndpoint']);
     const single = doc.paths['/v3/payments/{payment}'].get.responses['200'].content['application/json'].schema;
     expect(single.properties.data).toEqual({ $ref: '#/components/schemas/Payment' });
     const page = doc.paths['/v3/accounts'].get.responses['200'].content['application/json'].schema;
@@ -191,6 +191,8 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
       '/v3/accounts/{account}': async () => account,
       '/v3/payments/{payment}/capture': authorized,
       '/v3/payments/{payment}/refunds': async () => succeeded,
+      '/v3/webhook_endpoints/{endpoint}': async () =>
+        (await t.send('POST', '/v3/webhook_endpoints', key, { url: 'https://hooks.example.com/target', enabled_events: ['payment.succeeded'] })).body.data.id,
     };
     let tried = 0;
     for (const [path, item] of Object.entries(doc.paths as Doc)) {
@@ -206,7 +208,7 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
         tried++;
       }
     }
-    expect(tried).toBe(5);
+    expect(tried).toBe(7);
   });
 
   it('shows problem examples about the operation’s own resource and scope', () => {
@@ -239,6 +241,19 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     const held2 = (await conforms('POST', '/v3/payments', '/v3/payments', 201, { payload: charge(false) })).json().data.id;
     await conforms('POST', '/v3/payments/{payment}/cancel', `/v3/payments/${held2}/cancel`, 200);
     await conforms('DELETE', '/v3/accounts/{account}', `/v3/accounts/${fresh}`, 204);
+    const events = await conforms('GET', '/v3/events', '/v3/events?per_page=3&filter[type]=account.created', 200);
+    const eventId = events.json().data[0].id;
+    await conforms('GET', '/v3/events/{event}', `/v3/events/${eventId}`, 200);
+    const endpointBody = { url: 'https://shop.example.com/hooks', enabled_events: ['*'] };
+    const hook = (await conforms('POST', '/v3/webhook_endpoints', '/v3/webhook_endpoints', 201, { payload: endpointBody })).json().data.id;
+    await conforms('GET', '/v3/webhook_endpoints', '/v3/webhook_endpoints', 200);
+    await conforms('GET', '/v3/webhook_endpoints/{endpoint}', `/v3/webhook_endpoints/${hook}`, 200);
+    await conforms('PATCH', '/v3/webhook_endpoints/{endpoint}', `/v3/webhook_endpoints/${hook}`, 200, { payload: { enabled: false } });
+    await conforms('PATCH', '/v3/webhook_endpoints/{endpoint}', `/v3/webhook_endpoints/${hook}`, 200, { payload: { enabled: true } });
+    await conforms('POST', '/v3/webhook_endpoints/{endpoint}/rotate_secret', `/v3/webhook_endpoints/${hook}/rotate_secret`, 200);
+    await conforms('POST', '/v3/events/{event}/resend', `/v3/events/${eventId}/resend`, 202);
+    await conforms('GET', '/v3/webhook_endpoints/{endpoint}/deliveries', `/v3/webhook_endpoints/${hook}/deliveries`, 200);
+    await conforms('DELETE', '/v3/webhook_endpoints/{endpoint}', `/v3/webhook_endpoints/${hook}`, 204);
     await conforms('GET', '/health', '/health', 200, { key: null });
     await conforms('GET', '/ready', '/ready', 200, { key: null });
     const metrics = await t.app.inject({ url: '/metrics' });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
 import type { Redis } from 'ioredis';
-import type { ResourceLimits } from '../../src/config/loadConfig.ts';
+import type { ResourceLimits, WebhookSettings } from '../../src/config/loadConfig.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
@@ -36,6 +36,8 @@ type TestAppConfig = {
   redis?: Redis;
   rateLimitPrefix?: string;
   logger?: FastifyServerOptions['logger'];
+  /** The webhook sender is off in tests unless asked for here (tests that deliver set `sender: true`). */
+  webhooks?: Partial<WebhookSettings>;
 };
 
 /** An app on a given database. */
@@ -48,6 +50,7 @@ export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
       cardFingerprintSecret: 'test-secret',
       corsOrigins: config.corsOrigins,
       limits: { rateLimitPerKey: 0, rateLimitPerIp: 0, ...config.limits },
+      webhooks: { sender: false, ...config.webhooks },
     },
     db: database.db,
     logger: config.logger ?? false,

@@ -1,0 +1,25 @@
+import type { Selectable } from 'kysely';
+import type { WebhookDeliveryTable } from '../db/schema.ts';
+
+type DeliveryColumns = Omit<Selectable<WebhookDeliveryTable>, 'resource'>;
+
+/** A delivery as the API shows it (GET /v3/webhook_endpoints/{id}/deliveries), rendered on every write. */
+export function toDeliveryResource(row: DeliveryColumns) {
+  return {
+    id: row.id,
+    endpoint_id: row.endpoint_id,
+    event_id: row.event_id,
+    status: row.status as 'pending' | 'succeeded' | 'failed',
+    attempts: row.attempts,
+    next_attempt_at: row.next_attempt_at,
+    last_status_code: row.last_status_code,
+    last_latency_ms: row.last_latency_ms,
+    last_error: row.last_error,
+    created_at: row.created_at,
+    updated_at: row.updated_at,
+  };
+}
+
+export function withDeliveryResource(row: DeliveryColumns): Selectable<WebhookDeliveryTable> {
+  return { ...row, resource: JSON.stringify(toDeliveryResource(row)) };
+}

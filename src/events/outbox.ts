@@ -1,0 +1,58 @@
+import type { Write } from '../db/writeTransaction.ts';
+import { newId } from '../core/resourceId.ts';
+import { adjustCounts, eventCountKeys } from '../counts/listCounts.ts';
+import { withDeliveryResource } from './deliveryResource.ts';
+import type { EventType } from './eventTypes.ts';
+
+/** Whether an endpoint that asked for `enabledEvents` (JSON text) receives events of `type`. */
+export function wantsEvent(enabledEvents: string, type: string): boolean {
+  const wanted = JSON.parse(enabledEvents) as string[];
+  return wanted.includes('*') || wanted.includes(type);
+}
+
+/**
+ * Records one event in the write's own transaction (the transactional outbox): the event, its
+ * count, and a pending delivery for every enabled endpoint of the tenant that wants its type.
+ * It commits or rolls back with the change, so no change goes unannounced and no event
+ * announces a change that did not happen. `resource` is the resource's stored JSON text after
+ * the change (before it, for a deletion).
+ */
+export async function recordEvent(write: Write, tenantId: string, type: EventType, resourceId: string, resource: string): Promise<string> {
+  const { trx, shard } = write;
+  const now = new Date().toISOString();
+  const id = newId('evt');
+  const event = `{"id":${JSON.stringify(id)},"type":${JSON.stringify(type)},"created_at":${JSON.stringify(now)},"data":${resource}}`;
+  await trx.insertInto('events').values({ id, tenant_id: tenantId, type, resource_id: resourceId, created_at: now, resource: event }).execute();
+  await adjustCounts(
+    trx,
+    tenantId,
+    eventCountKeys(type).map((k) => ({ ...k, delta: 1 })),
+    shard,
+  );
+  const endpoints = await trx
+    .selectFrom('webhook_endpoints')
+    .select(['id', 'enabled_events'])
+    .where('tenant_id', '=', tenantId)
+    .where('enabled', '=', 1)
+    .execute();
+  const deliveries = endpoints
+    .filter((e) => wantsEvent(e.enabled_events, type))
+    .map((e) =>
+      withDeliveryResource({
+        id: newId('dlv'),
+        tenant_id: tenantId,
+        endpoint_id: e.id,
+        event_id: id,
+        status: 'pending',
+        attempts: 0,
+        next_attempt_at: now,
+        last_status_code: null,
+        last_latency_ms: null,
+        last_error: null,
+        created_at: now,
+        updated_at: now,
+      }),
+    );
+  if (deliveries.length > 0) await trx.insertInto('webhook_deliveries').values(deliveries).execute();
+  return id;
+}

@@ -1,0 +1,89 @@
+import type { Write } from '../db/writeTransaction.ts';
+import { newId } from '../core/resourceId.ts';
+import { notFound, validationProblem } from '../core/problem.ts';
+import { newSigningSecret, withEndpointResource } from './endpointResource.ts';
+import type { CreateEndpointInput, UpdateEndpointInput } from './endpointSchemas.ts';
+import { urlProblem } from './targetSafety.ts';
+
+/** How long the old secret keeps signing after a rotation: receivers have a day to switch. */
+export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
+
+function checkUrl(url: string, allowPrivate: boolean) {
+  const problem = urlProblem(url, allowPrivate);
+  if (problem) throw validationProblem({ url: [{ code: 'unsafe_webhook_url', message: problem }] });
+}
+
+export async function createEndpoint({ trx }: Write, tenantId: string, input: CreateEndpointInput, allowPrivate: boolean) {
+  checkUrl(input.url, allowPrivate);
+  const now = new Date().toISOString();
+  const row = withEndpointResource({
+    id: newId('whe'),
+    tenant_id: tenantId,
+    url: input.url,
+    enabled_events: JSON.stringify(input.enabled_events),
+    enabled: input.enabled === false ? 0 : 1,
+    secret: newSigningSecret(),
+    previous_secret: null,
+    previous_secret_until: null,
+    consecutive_failures: 0,
+    disabled_reason: null,
+    created_at: now,
+    updated_at: now,
+  });
+  await trx.insertInto('webhook_endpoints').values(row).execute();
+  return row;
+}
+
+async function lockEndpoint({ trx }: Write, tenantId: string, id: string) {
+  const row = await trx.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
+  if (!row) throw notFound(`No webhook endpoint ${id}.`);
+  return row;
+}
+
+export async function updateEndpoint(write: Write, tenantId: string, id: string, input: UpdateEndpointInput, allowPrivate: boolean) {
+  if (input.url !== undefined) checkUrl(input.url, allowPrivate);
+  const current = await lockEndpoint(write, tenantId, id);
+  const enabling = input.enabled === true;
+  const row = withEndpointResource({
+    ...current,
+    ...(input.url !== undefined ? { url: input.url } : {}),
+    ...(input.enabled_events !== undefined ? { enabled_events: JSON.stringify(input.enabled_events) } : {}),
+    ...(input.enabled !== undefined ? { enabled: input.enabled ? 1 : 0 } : {}),
+    // Enabling again (by you) clears the sender's reason and its count of failures.
+    ...(enabling ? { disabled_reason: null, consecutive_failures: 0 } : {}),
+    updated_at: new Date().toISOString(),
+  });
+  const { id: _id, tenant_id: _tenant, ...changes } = row;
+  await write.trx.updateTable('webhook_endpoints').set(changes).where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  return row;
+}
+
+/** A new secret; the old one keeps signing too for ROTATION_OVERLAP_MS. */
+export async function rotateSecret(write: Write, tenantId: string, id: string, now = Date.now()) {
+  const current = await lockEndpoint(write, tenantId, id);
+  const row = withEndpointResource({
+    ...current,
+    secret: newSigningSecret(),
+    previous_secret: current.secret,
+    previous_secret_until: new Date(now + ROTATION_OVERLAP_MS).toISOString(),
+    updated_at: new Date(now).toISOString(),
+  });
+  await write.trx
+    .updateTable('webhook_endpoints')
+    .set({
+      secret: row.secret,
+      previous_secret: row.previous_secret,
+      previous_secret_until: row.previous_secret_until,
+      updated_at: row.updated_at,
+      resource: row.resource,
+    })
+    .where('id', '=', id)
+    .execute();
+  return row;
+}
+
+export async function deleteEndpoint(write: Write, tenantId: string, id: string) {
+  await lockEndpoint(write, tenantId, id);
+  await write.trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
+  await write.trx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
+}

@@ -1,0 +1,45 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Db } from '../db/database.ts';
+import { notFound } from '../core/problem.ts';
+import { isIdOf } from '../core/resourceId.ts';
+import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
+import type { ListContext } from '../listing/fetchListPage.ts';
+import { listQuerySchema } from '../listing/listQuerySchema.ts';
+import { sendStoredResource } from '../listing/sendStoredResource.ts';
+import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { eventListSpec } from './eventListSpec.ts';
+import { EventSchema } from './eventSchema.ts';
+
+export const EventParams = Type.Object({ event: Type.String() });
+
+/** The tenant's event, or a 404 (a malformed id is answered without a query). */
+export async function findEvent(db: Db, tenantId: string, id: string) {
+  const row = isIdOf('evt', id)
+    ? await db.kysely.selectFrom('events').select(['id', 'type', 'resource']).where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst()
+    : undefined;
+  if (!row) throw notFound(`No event ${id}.`);
+  return row;
+}
+
+export function registerEventRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
+  const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  app.get('/v3/events', {
+    config: { scope: 'read', ...listRouteConfig(eventListSpec) },
+    schema: {
+      summary: 'List events (oldest first)',
+      description: 'Every change to an account or a payment, kept for EVENT_RETENTION_DAYS (default 30).',
+      tags: ['events'],
+      querystring: listQuerySchema(eventListSpec),
+      response: { 200: EnvelopeSchema(EventSchema) },
+    },
+    handler: listHandler({ lists, table: 'events', spec: eventListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
+  });
+
+  app.get('/v3/events/:event', {
+    config: { scope: 'read' },
+    schema: { summary: 'Get one event', tags: ['events'], params: EventParams, response: { 200: ResourceSchema(EventSchema) } },
+    handler: async (request, reply) => sendStoredResource(reply, (await findEvent(db, request.caller.tenantId, request.params.event)).resource),
+  });
+}
