@@ -44,6 +44,10 @@ export interface ResourceLimits {
   connectionTimeoutMs: number;
   /** PostgreSQL `statement_timeout` in ms for every pooled connection (503 beyond); 0 turns it off. */
   statementTimeoutMs: number;
+  /** Exports (`…/export`) one API key may run at once (429 beyond); 0 turns exports off for everyone. */
+  exportsPerKey: number;
+  /** PostgreSQL `statement_timeout` in ms for an export's own statements (its count and each FETCH); 0: none. */
+  exportStatementTimeoutMs: number;
 }
 
 export const DEFAULT_LIMITS: ResourceLimits = {
@@ -54,6 +58,8 @@ export const DEFAULT_LIMITS: ResourceLimits = {
   requestTimeoutMs: 30_000,
   connectionTimeoutMs: 120_000,
   statementTimeoutMs: 10_000,
+  exportsPerKey: 2,
+  exportStatementTimeoutMs: 600_000,
 };
 
 /** A whole number from the environment, or the default; anything else stops the start. */
@@ -75,6 +81,8 @@ function parseLimits(env: NodeJS.ProcessEnv): ResourceLimits {
     requestTimeoutMs: wholeNumber(env, 'REQUEST_TIMEOUT_MS', d.requestTimeoutMs),
     connectionTimeoutMs: wholeNumber(env, 'CONNECTION_TIMEOUT_MS', d.connectionTimeoutMs),
     statementTimeoutMs: wholeNumber(env, 'PG_STATEMENT_TIMEOUT_MS', d.statementTimeoutMs),
+    exportsPerKey: wholeNumber(env, 'EXPORTS_PER_KEY', d.exportsPerKey),
+    exportStatementTimeoutMs: wholeNumber(env, 'EXPORT_STATEMENT_TIMEOUT_MS', d.exportStatementTimeoutMs),
   };
 }
 

@@ -62,6 +62,12 @@ export const PROBLEM_CATALOG = {
     description: 'CONNECT: this is not a proxy',
     example: 'CONNECT is not supported: this is not a proxy.',
   },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description: 'An export asked for in a format it is not sent in (Accept other than application/x-ndjson or text/csv)',
+    example: 'An export is sent as application/x-ndjson or text/csv; ask for one of them in Accept.',
+  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',
