@@ -35,3 +35,7 @@ export interface ListParams<Filter, SortField extends string> {
 
 export type AccountListParams = ListParams<AccountFilter, SortFieldOf<typeof accountListSpec>>;
 export type PaymentListParams = ListParams<PaymentFilter, SortFieldOf<typeof paymentListSpec>>;
+
+/** An export's parameters: the list's filters and sort, no paging (exportRecords.ts). */
+export type AccountExportParams = Pick<AccountListParams, 'filter' | 'sort'>;
+export type PaymentExportParams = Pick<PaymentListParams, 'filter' | 'sort'>;
