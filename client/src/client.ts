@@ -1,7 +1,9 @@
 import { ListRequest } from './listRequest.ts';
+import { exportRecords } from './exportRecords.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import type {
   Account,
+  AccountExportParams,
   AccountListParams,
   CaptureInput,
   CreateAccountInput,
@@ -9,6 +11,7 @@ import type {
   Event,
   EventListParams,
   Payment,
+  PaymentExportParams,
   PaymentListParams,
   RefundInput,
   UpdateAccountInput,
@@ -49,6 +52,8 @@ async function data<T>(promise: Promise<{ body: One<T> }>): Promise<T> {
 function accountsOf(http: Transport) {
   return {
     list: (params: AccountListParams = {}, options?: CallOptions) => new ListRequest<Account>(http, '/v3/accounts', params, options),
+    /** Every account the list would show, in one request from one snapshot: `for await (const a of client.accounts.export())`. */
+    export: (params: AccountExportParams = {}) => exportRecords<Account>(http, '/v3/accounts/export', params),
     get: (account: string, options?: CallOptions) => data<Account>(http.request('GET', `/v3/accounts/${id(account)}`, undefined, options)),
     create: (input: CreateAccountInput, options?: CallOptions) => data<Account>(http.request('POST', '/v3/accounts', input, options)),
     update: (account: string, changes: UpdateAccountInput, options?: CallOptions) =>
@@ -59,12 +64,16 @@ function accountsOf(http: Transport) {
     /** One account's payments (404 problem if the account is not yours). */
     payments: (account: string, params: PaymentListParams = {}, options?: CallOptions) =>
       new ListRequest<Payment>(http, `/v3/accounts/${id(account)}/payments`, params, options),
+    /** Every payment of one account, as `payments.export` does. */
+    exportPayments: (account: string, params: PaymentExportParams = {}) => exportRecords<Payment>(http, `/v3/accounts/${id(account)}/payments/export`, params),
   };
 }
 
 function paymentsOf(http: Transport) {
   return {
     list: (params: PaymentListParams = {}, options?: CallOptions) => new ListRequest<Payment>(http, '/v3/payments', params, options),
+    /** Every payment the list would show, in one request from one snapshot: `for await (const p of client.payments.export({ filter }))`. */
+    export: (params: PaymentExportParams = {}) => exportRecords<Payment>(http, '/v3/payments/export', params),
     get: (payment: string, options?: CallOptions) => data<Payment>(http.request('GET', `/v3/payments/${id(payment)}`, undefined, options)),
     create: (input: CreatePaymentInput, options?: CallOptions) => data<Payment>(http.request('POST', '/v3/payments', input, options)),
     capture: (payment: string, input: CaptureInput = {}, options?: CallOptions) =>

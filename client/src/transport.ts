@@ -120,6 +120,22 @@ export class Transport {
     }
   }
 
+  /**
+   * A GET whose body the caller reads as a stream (exports): the response once its status is
+   * fine; a problem (after the same retries as request()) otherwise.
+   */
+  async openStream(path: string, accept: string): Promise<globalThis.Response> {
+    const headers = { authorization: `Bearer ${this.apiKey}`, accept };
+    for (let attempt = 1; ; attempt++) {
+      const response = await this.fetch(`${this.baseUrl}${path}`, { headers });
+      if (response.ok) return response;
+      const problem = toProblem(response.status, parseLeniently(await response.text()));
+      const retryable = RETRYABLE_STATUSES.has(response.status) || RETRYABLE_TYPES.has(problem.type);
+      if (!retryable || attempt >= this.attempts) throw new ApiProblem(problem, response.headers.get('x-request-id') ?? undefined);
+      await this.sleep(this.delay(response.headers.get('retry-after'), attempt));
+    }
+  }
+
   /** Retry-After (seconds or an HTTP-date) when given, else exponential backoff; capped. */
   private delay(retryAfter: string | null, attempt: number): number {
     if (retryAfter !== null) {

@@ -34,3 +34,7 @@ export interface ListParams<Filter, SortField extends string> {
 export type AccountListParams = ListParams<AccountFilter, AccountSortField>;
 export type PaymentListParams = ListParams<PaymentFilter, PaymentSortField>;
 export type EventListParams = ListParams<EventFilter, EventSortField>;
+
+/** An export's parameters: the list's filters and sort, no paging (exportRecords.ts). */
+export type AccountExportParams = Pick<AccountListParams, 'filter' | 'sort'>;
+export type PaymentExportParams = Pick<PaymentListParams, 'filter' | 'sort'>;

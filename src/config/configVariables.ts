@@ -174,6 +174,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     example: 'redis://cache:6379',
   },
   wholeNumber('SEED_PAUSE_MS', 0, 'tests only: `seed` pauses this long after each batch, so a test can interrupt it'),
+  wholeNumber('EXPORTS_PER_KEY', 2, 'exports (`…/export`) one API key may run at once; past it, 429 (`0`: exports off)'),
+  wholeNumber(
+    'EXPORT_STATEMENT_TIMEOUT_MS',
+    600_000,
+    "PostgreSQL `statement_timeout` of an export's statements, instead of `PG_STATEMENT_TIMEOUT_MS` (`0`: none)",
+  ),
   wholeNumber('EVENT_RETENTION_DAYS', 30, 'events older than this many days are purged, in batches', 1, 36_500),
   {
     name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',

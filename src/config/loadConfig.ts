@@ -71,6 +71,10 @@ export interface ResourceLimits {
   connectionTimeoutMs: number;
   /** PostgreSQL `statement_timeout` in ms for every pooled connection (503 beyond); 0 turns it off. */
   statementTimeoutMs: number;
+  /** Exports (`…/export`) one API key may run at once (429 beyond); 0 turns exports off for everyone. */
+  exportsPerKey: number;
+  /** PostgreSQL `statement_timeout` in ms for an export's own statements (its count and each FETCH); 0: none. */
+  exportStatementTimeoutMs: number;
 }
 
 export const DEFAULT_SQLITE_FILE = './data/payments.sqlite';
@@ -119,6 +123,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       requestTimeoutMs: int('REQUEST_TIMEOUT_MS'),
       connectionTimeoutMs: int('CONNECTION_TIMEOUT_MS'),
       statementTimeoutMs: int('PG_STATEMENT_TIMEOUT_MS'),
+      exportsPerKey: int('EXPORTS_PER_KEY'),
+      exportStatementTimeoutMs: int('EXPORT_STATEMENT_TIMEOUT_MS'),
     },
     pgConnectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS'),
     readyTimeoutMs: int('READY_TIMEOUT_MS'),

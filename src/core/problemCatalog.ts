@@ -64,6 +64,12 @@ export const PROBLEM_CATALOG = {
     description: 'A path that exists, asked with a method it does not answer (`Allow` lists those it does), or CONNECT: this is not a proxy',
     example: '/v3/payments answers GET, HEAD, POST, not PUT.',
   },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description: 'An export asked for in a format it is not sent in (Accept other than application/x-ndjson or text/csv)',
+    example: 'An export is sent as application/x-ndjson or text/csv; ask for one of them in Accept.',
+  },
   'request-timeout': {
     status: 408,
     title: 'Request timeout',

@@ -5,6 +5,10 @@ import { apiDescription, apiVersion } from './apiDescription.ts';
 import { accountExample, deliveryExample, eventExample, pageExample, paymentExample, requestExampleFor, webhookEndpointExample } from './examples.ts';
 import { webhooksDescription } from './webhookDescriptions.ts';
 import { flattenListQuery } from './listParameters.ts';
+import { csvColumnsOf } from '../listing/csvColumns.ts';
+import { csvHeader, csvLine } from '../listing/csvText.ts';
+import { AccountSchema } from '../accounts/accountSchema.ts';
+import { PaymentSchema } from '../payments/paymentSchema.ts';
 import { operationIdOf } from './operationId.ts';
 import { hoistNamedSchemas, titleById } from './namedSchemas.ts';
 
@@ -77,27 +81,44 @@ function successResponses(route: RouteOptions, schema: Schema, list: boolean): S
   return out;
 }
 
+/** An export's 200 as the route declares it (exportResponses.ts), with one record of each format as the example. */
+function exportSuccess(url: string, schema: Schema): Schema {
+  const item = url.includes('payments') ? paymentExample : accountExample;
+  const resource = JSON.stringify(item);
+  const columns = csvColumnsOf(url.includes('payments') ? PaymentSchema : AccountSchema);
+  const examples: Record<string, string> = {
+    'application/x-ndjson': `${resource}\n${JSON.stringify({ export: { complete: true, count: 1 } })}\n`,
+    'text/csv': `${csvHeader(columns)}${csvLine(columns, resource)}`,
+  };
+  const ok = (schema.response as Schema)[200] as Schema;
+  const content = Object.fromEntries(Object.entries(ok.content as Schema).map(([type, media]) => [type, { ...(media as Schema), example: examples[type] }]));
+  return { 200: { ...ok, content } };
+}
+
 /** Turns a route's validation schema into its documentation (only the document sees this). */
 function documentRoute({ schema, url, route }: { schema: Schema; url: string; route: RouteOptions }) {
   const method = String(route.method);
   const scope = route.config?.scope;
   const list = Boolean(route.config?.listSpec);
+  // Exports take a list's filters and sort, and document their own 200 (NDJSON or CSV, exportResponses.ts).
+  const exported = Boolean(route.config?.exportSpec);
   const docs: Schema = { ...schema, operationId: operationIdOf(method, url, list) };
   docs.security = scope ? [{ bearerAuth: [] }] : [];
   if (scope) docs.description = [schema.description, `Needs an API key with the \`${scope}\` scope.`].filter(Boolean).join('\n\n');
-  if (list) docs.querystring = flattenListQuery(schema.querystring);
+  if (list || exported) docs.querystring = flattenListQuery(schema.querystring);
   if (method === 'POST') docs.headers = IDEMPOTENCY_HEADER;
   // "Try it out" fills the body with its example: one that succeeds as it stands (test cards).
   const requestExample = requestExampleFor(method, url);
   if (schema.body && requestExample) docs.body = { ...schema.body, examples: [requestExample] };
   if (method === 'GET' && scope) docs.headers = CONDITIONAL_HEADER;
   if (route.config?.deprecation) docs.deprecated = true;
-  docs.response = successResponses(route, schema, list);
+  docs.response = exported ? exportSuccess(route.url, schema) : successResponses(route, schema, list);
   const shape = {
     method,
     authenticated: Boolean(scope),
     hasPathParams: url.includes(':'),
-    hasQuery: list,
+    hasQuery: list || exported,
+    negotiated: exported,
     hasBody: Boolean(schema.body),
   };
   if (url.startsWith('/v3/') && url !== OPENAPI_PATH)

@@ -25,6 +25,8 @@ export interface RouteShape {
   authenticated: boolean;
   hasPathParams: boolean;
   hasQuery: boolean;
+  /** Answers in one of several formats by Accept (exports): 406 when none is acceptable. */
+  negotiated?: boolean;
   hasBody: boolean;
 }
 
@@ -34,6 +36,7 @@ export function problemStatuses(route: RouteShape): number[] {
   if (route.authenticated) [401, 403, 429].forEach((s) => statuses.add(s));
   if (route.hasPathParams) statuses.add(404);
   if (route.hasQuery) statuses.add(422);
+  if (route.negotiated) statuses.add(406);
   if (route.method === 'POST' || route.method === 'PATCH') [400, 409, 415, 422].forEach((s) => statuses.add(s));
   if (route.method === 'DELETE') statuses.add(409);
   statuses.add(503);

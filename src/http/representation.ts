@@ -82,6 +82,8 @@ export async function registerRepresentation(app: FastifyInstance): Promise<void
     brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
     zlibOptions: { level: 1 },
     globalDecompression: false,
+    // The plugin's own rule, and exports' NDJSON (its rule only knows `…/json` and `…+json`).
+    customTypes: /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|\/x-ndjson(?:;|$)/,
   });
   // Route-level onSend hooks run after global ones, in the order they were added: this one
   // is added after the compression plugin's, so it sees the Content-Encoding it chose.

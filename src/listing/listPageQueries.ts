@@ -98,6 +98,11 @@ export function afterBoundarySelect(
   return applyOrder(select, query).limit(rowLimit(limit)) as PageSelect;
 }
 
+/** Every row of the list in its order, each as its stored JSON: what an export streams from a cursor. */
+export function wholeListSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery): PageSelect {
+  return applyOrder(scoped(db, table, scope, query).select('resource'), query) as PageSelect;
+}
+
 /** `limit` rows after `skip` rows, by OFFSET: each row as its stored JSON. */
 export function offsetPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
   return applyOrder(scoped(db, table, scope, query).select('resource'), query)

@@ -67,13 +67,14 @@ export function sortMessage(spec: ListSpec): string {
  * are carried forward into the page links, as the contract says); unknown filters are not.
  */
 export function listQuerySchema(spec: ListSpec) {
+  return Type.Object({ ...pageParamsSchema, ...filterAndSortSchema(spec) }, { additionalProperties: true });
+}
+
+/** `sort` and `filter[…]` of a list: what its export accepts too. */
+export function filterAndSortSchema(spec: ListSpec) {
   const filters = Object.fromEntries(Object.entries(spec.filters).map(([name, kind]) => [name, filterSchema(kind)]));
-  return Type.Object(
-    {
-      ...pageParamsSchema,
-      sort: Type.Optional(Type.String({ pattern: sortPattern(spec), maxLength: 200, description: sortMessage(spec) })),
-      filter: Type.Optional(Type.Object(filters, { additionalProperties: false })),
-    },
-    { additionalProperties: true },
-  );
+  return {
+    sort: Type.Optional(Type.String({ pattern: sortPattern(spec), maxLength: 200, description: sortMessage(spec) })),
+    filter: Type.Optional(Type.Object(filters, { additionalProperties: false })),
+  };
 }

@@ -261,6 +261,19 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     expect(responseSchema('GET', '/metrics', 200, String(metrics.headers['content-type']).split(';')[0])).toBeDefined();
     expect(metrics.body).toMatch(/^# HELP /m);
     exercised.add('GET /metrics 200');
+    const exports = [
+      ['/v3/accounts/export', '/v3/accounts/export?sort=-created_at'],
+      ['/v3/payments/export', '/v3/payments/export?filter[status]=succeeded,failed'],
+      ['/v3/accounts/{account}/payments/export', `/v3/accounts/${account}/payments/export`],
+    ];
+    for (const [path, url] of exports) {
+      for (const accept of ['application/x-ndjson', 'text/csv']) {
+        const response = await t.app.inject({ url, headers: { authorization: `Bearer ${key}`, accept } });
+        expect(response.statusCode, url).toBe(200);
+        expect(responseSchema('GET', path, 200, String(response.headers['content-type']).split(';')[0]), `${path} ${accept}`).toBeDefined();
+      }
+      exercised.add(`GET ${path} 200`);
+    }
 
     // problems
     await conforms('GET', '/v3/payments', '/v3/payments', 401, { key: null });
@@ -268,6 +281,8 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     await conforms('GET', '/v3/payments/{payment}', '/v3/payments/pay_nope', 404);
     await conforms('GET', '/v3/accounts/{account}/payments', '/v3/accounts/acc_nope/payments', 404);
     await conforms('GET', '/v3/payments', '/v3/payments?per_page=5001&filter[colour]=red', 422);
+    await conforms('GET', '/v3/payments/export', '/v3/payments/export?filter[colour]=red', 422);
+    await conforms('GET', '/v3/payments/export', '/v3/payments/export', 406, { headers: { accept: 'application/json' } });
     await conforms('POST', '/v3/payments/{payment}/capture', `/v3/payments/${paid}/capture`, 409, { payload: {} });
     await conforms('DELETE', '/v3/accounts/{account}', `/v3/accounts/${account}`, 409);
     await conforms('POST', '/v3/accounts', '/v3/accounts', 415, { payload: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });

@@ -1,0 +1,148 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type { CompiledQuery } from 'kysely';
+import type pg from 'pg';
+import QueryStream from 'pg-query-stream';
+import type { Db } from './database.ts';
+import { MAX_STRETCH_MS } from './nodeSqliteDialect.ts';
+
+/**
+ * One consistent, read-only view of the database for a long read (an export): every statement
+ * sees the data as of the first one, however long the reading takes. It holds a connection of
+ * its own, so the app's other requests (and writers) go on meanwhile; `close()` gives it back
+ * and must always be called.
+ */
+export interface SnapshotReader {
+  /** When the snapshot was taken (ISO 8601, UTC). */
+  snapshotAt: string;
+  /** All rows of a short statement (a count). */
+  all<R>(query: CompiledQuery): Promise<R[]>;
+  /**
+   * The rows of a statement in batches, read from a cursor only as fast as they are consumed:
+   * stopping the iteration stops the reading.
+   */
+  batches<R>(query: CompiledQuery, batchSize: number): AsyncGenerator<R[]>;
+  close(): Promise<void>;
+}
+
+export interface SnapshotOptions {
+  /** PostgreSQL `statement_timeout` for the snapshot's statements (ms); 0: none. */
+  statementTimeoutMs: number;
+}
+
+/**
+ * PostgreSQL: a pooled connection in a read-only REPEATABLE READ transaction (the snapshot is
+ * taken by its first statement), rows through a server-side cursor (pg-query-stream) that
+ * fetches a batch when the previous one was consumed.
+ */
+async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promise<SnapshotReader> {
+  const client = await pool.connect();
+  let released = false;
+  const release = (error?: Error) => {
+    if (released) return;
+    released = true;
+    client.release(error);
+  };
+  try {
+    await client.query('begin isolation level repeatable read read only');
+    // SET cannot take a parameter; the value is a whole number from the configuration.
+    await client.query(`set local statement_timeout = ${Math.max(0, Math.floor(options.statementTimeoutMs))}`);
+    const { rows } = await client.query<{ at: string }>('select statement_timestamp() as at');
+    return {
+      snapshotAt: new Date(rows[0].at).toISOString(),
+      async all<R>(query: CompiledQuery) {
+        return (await client.query(query.sql, query.parameters as unknown[])).rows as R[];
+      },
+      async *batches<R>(query: CompiledQuery, batchSize: number) {
+        const stream = client.query(new QueryStream(query.sql, query.parameters as unknown[], { batchSize }));
+        let batch: R[] = [];
+        try {
+          for await (const row of stream) {
+            batch.push(row as R);
+            if (batch.length >= batchSize) {
+              yield batch;
+              batch = [];
+            }
+          }
+          if (batch.length > 0) yield batch;
+        } finally {
+          // An abandoned iteration closes the cursor before the transaction ends.
+          stream.destroy();
+        }
+      },
+      async close() {
+        if (released) return;
+        try {
+          await client.query('rollback');
+          release();
+        } catch (error) {
+          // A connection that cannot even roll back is not given to anyone else.
+          release(error as Error);
+        }
+      },
+    };
+  } catch (error) {
+    release(error as Error);
+    throw error;
+  }
+}
+
+/**
+ * SQLite: a second, read-only connection to the same file in a read transaction. In WAL mode it
+ * keeps its snapshot while the app's own connection goes on writing. node:sqlite is synchronous,
+ * so rows are read in stretches of at most MAX_STRETCH_MS, yielding to the event loop between
+ * them (as the app's driver does).
+ */
+function sqliteSnapshot(main: DatabaseSync): SnapshotReader {
+  const path = main.location();
+  if (!path) throw new Error('A snapshot needs a SQLite file; an in-memory database has no second connection.');
+  const database = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
+  try {
+    database.exec('begin');
+    // The read transaction takes its snapshot at its first read.
+    database.prepare('select count(*) from sqlite_schema').get();
+  } catch (error) {
+    database.close();
+    throw error;
+  }
+  const snapshotAt = new Date().toISOString();
+  let closed = false;
+  return {
+    snapshotAt,
+    async all<R>(query: CompiledQuery) {
+      return database.prepare(query.sql).all(...(query.parameters as SQLInputValue[])) as R[];
+    },
+    async *batches<R>(query: CompiledQuery, batchSize: number) {
+      const rows = database.prepare(query.sql).iterate(...(query.parameters as SQLInputValue[]));
+      let batch: R[] = [];
+      let stretchStarted = performance.now();
+      for (const row of rows) {
+        batch.push(row as R);
+        if (batch.length >= batchSize) {
+          yield batch;
+          batch = [];
+        }
+        if ((batch.length & 63) === 0 && performance.now() - stretchStarted > MAX_STRETCH_MS) {
+          if (batch.length > 0) yield batch;
+          batch = [];
+          await nextTurn();
+          stretchStarted = performance.now();
+        }
+      }
+      if (batch.length > 0) yield batch;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        database.exec('rollback');
+      } finally {
+        database.close();
+      }
+    },
+  };
+}
+
+export async function openSnapshot(db: Db, options: SnapshotOptions): Promise<SnapshotReader> {
+  return db.native.dialect === 'postgres' ? postgresSnapshot(db.native.pool, options) : sqliteSnapshot(db.native.database);
+}

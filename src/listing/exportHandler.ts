@@ -1,0 +1,117 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { TSchema } from 'typebox';
+import { validationProblem } from '../core/problem.ts';
+import type { Db } from '../db/database.ts';
+import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
+import { csvColumnsOf } from './csvColumns.ts';
+import { csvHeader, csvLine } from './csvText.ts';
+import { exportMediaType, notAcceptable, type ExportMediaType } from './exportFormat.ts';
+import type { ExportSlots } from './exportSlots.ts';
+import type { ListEndpoint } from './listHandler.ts';
+import { countSelect, wholeListSelect } from './listPageQueries.ts';
+import type { ListSpec } from './listSpec.ts';
+import { parseListQuery, type RawListQuery } from './parseListQuery.ts';
+import { listQueryFieldErrors } from './queryErrors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Set on export routes (exportRouteConfig): the OpenAPI document documents their filters like a list's. */
+    exportSpec?: ListSpec;
+  }
+}
+
+/** What exports may use: a connection of their own each, so they are bounded per key. */
+export interface ExportContext {
+  db: Db;
+  slots: ExportSlots;
+  /** PostgreSQL `statement_timeout` of an export's statements (ms); 0: none. */
+  statementTimeoutMs: number;
+}
+
+/** Rows per cursor fetch, and per write to the socket. */
+const BATCH_ROWS = 500;
+
+/** An export route's config: its spec (documentation) and how its query errors are worded. */
+export function exportRouteConfig(spec: ListSpec) {
+  return { exportSpec: spec, queryFieldErrors: (errors: Parameters<typeof listQueryFieldErrors>[1]) => listQueryFieldErrors(spec, errors) };
+}
+
+/** The lines of an export: a CSV header row first, then one line per record; NDJSON ends with a line saying how many records it held. */
+async function* exportLines(
+  rows: AsyncGenerator<Array<{ resource: string }>>,
+  type: ExportMediaType,
+  schema: TSchema,
+  sent: { count: number },
+  finish: () => Promise<void>,
+) {
+  const columns = type === 'text/csv' ? csvColumnsOf(schema) : [];
+  try {
+    if (type === 'text/csv') yield csvHeader(columns);
+    for await (const batch of rows) {
+      let text = '';
+      for (const { resource } of batch) text += type === 'text/csv' ? csvLine(columns, resource) : `${resource}\n`;
+      sent.count += batch.length;
+      yield text;
+    }
+    if (type === 'application/x-ndjson') yield `${JSON.stringify({ export: { complete: true, count: sent.count } })}\n`;
+  } finally {
+    await finish();
+  }
+}
+
+/**
+ * The handler of `…/export`: the list's filters and sort (same validation), every matching
+ * record streamed from one snapshot through a cursor, as NDJSON or CSV. The socket's
+ * back-pressure paces the cursor; nothing but one batch is held in memory.
+ */
+export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'> & { exports: ExportContext; schema: TSchema }) {
+  const { table, spec, exports, schema } = endpoint;
+  return async (request: FastifyRequest, reply: FastifyReply) => {
+    const raw = request.query as RawListQuery & { page?: string; per_page?: string };
+    const paged = (['page', 'per_page'] as const).filter((name) => raw[name] !== undefined);
+    if (paged.length > 0)
+      throw validationProblem(Object.fromEntries(paged.map((name) => [name, [{ code: 'paging_not_accepted' as const, message: 'is not accepted by an export: it sends every matching record' }]])));
+    const query = parseListQuery(spec, raw);
+    const type = exportMediaType(request.headers.accept);
+    if (!type) throw notAcceptable();
+    const scope = await endpoint.scopeOf(request);
+    const giveBack = exports.slots.take(request.caller.keyHash);
+    let reader: SnapshotReader | undefined;
+    let rows: AsyncGenerator<Array<{ resource: string }>> | undefined;
+    let finished: Promise<void> | undefined;
+    // Once, whichever comes first: the export ended, failed, or the client went away (the body
+    // is destroyed, possibly before it was ever read): the cursor closes, the connection goes
+    // back, the slot frees.
+    const finish = () =>
+      (finished ??= (async () => {
+        try {
+          await rows?.return(undefined);
+          await reader?.close();
+        } finally {
+          giveBack();
+        }
+      })());
+    try {
+      reader = await openSnapshot(exports.db, { statementTimeoutMs: exports.statementTimeoutMs });
+      const { kysely } = exports.db;
+      const [{ n }] = await reader.all<{ n: number | string }>(countSelect(kysely, table, scope, query).compile());
+      rows = reader.batches<{ resource: string }>(wholeListSelect(kysely, table, scope, query).compile(), BATCH_ROWS);
+      const sent = { count: 0 };
+      const body = Readable.from(exportLines(rows, type, schema, sent, finish), { objectMode: false, highWaterMark: 64 * 1024 });
+      body.once('close', () => void finish().catch((error) => request.log.warn({ err: error }, 'closing an export failed')));
+      reply
+        .header('x-export-snapshot', reader.snapshotAt)
+        .header('x-total-count', String(Number(n)))
+        .header('cache-control', 'no-store')
+        .header('content-disposition', `attachment; filename="${spec.name}.${type === 'text/csv' ? 'csv' : 'ndjson'}"`)
+        .type(type === 'text/csv' ? 'text/csv; charset=utf-8; header=present' : 'application/x-ndjson; charset=utf-8');
+      // CSV has no room for a closing record: the count sent is an HTTP trailer (NDJSON has its last line).
+      if (type === 'text/csv') reply.trailer('x-export-count', async () => String(sent.count));
+      return reply.send(body);
+    } catch (error) {
+      await finish();
+      throw error;
+    }
+  };
+}
