@@ -1,5 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { WebhookDeliveryTable } from '../db/schema.ts';
+import { newId } from '../core/resourceId.ts';
 
 type DeliveryColumns = Omit<Selectable<WebhookDeliveryTable>, 'resource'>;
 
@@ -22,4 +23,22 @@ export function toDeliveryResource(row: DeliveryColumns) {
 
 export function withDeliveryResource(row: DeliveryColumns): Selectable<WebhookDeliveryTable> {
   return { ...row, resource: JSON.stringify(toDeliveryResource(row)) };
+}
+
+/** A delivery of one event to one endpoint, due at once: what the outbox and a resend insert. */
+export function newDelivery(tenantId: string, endpointId: string, eventId: string, now: string): Selectable<WebhookDeliveryTable> {
+  return withDeliveryResource({
+    id: newId('dlv'),
+    tenant_id: tenantId,
+    endpoint_id: endpointId,
+    event_id: eventId,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    last_status_code: null,
+    last_latency_ms: null,
+    last_error: null,
+    created_at: now,
+    updated_at: now,
+  });
 }

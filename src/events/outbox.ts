@@ -1,7 +1,7 @@
 import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
 import { adjustCounts, eventCountKeys } from '../counts/listCounts.ts';
-import { withDeliveryResource } from './deliveryResource.ts';
+import { newDelivery } from './deliveryResource.ts';
 import type { EventType } from './eventTypes.ts';
 
 /** Whether an endpoint that asked for `enabledEvents` (JSON text) receives events of `type`. */
@@ -35,24 +35,7 @@ export async function recordEvent(write: Write, tenantId: string, type: EventTyp
     .where('tenant_id', '=', tenantId)
     .where('enabled', '=', 1)
     .execute();
-  const deliveries = endpoints
-    .filter((e) => wantsEvent(e.enabled_events, type))
-    .map((e) =>
-      withDeliveryResource({
-        id: newId('dlv'),
-        tenant_id: tenantId,
-        endpoint_id: e.id,
-        event_id: id,
-        status: 'pending',
-        attempts: 0,
-        next_attempt_at: now,
-        last_status_code: null,
-        last_latency_ms: null,
-        last_error: null,
-        created_at: now,
-        updated_at: now,
-      }),
-    );
+  const deliveries = endpoints.filter((e) => wantsEvent(e.enabled_events, type)).map((e) => newDelivery(tenantId, e.id, id, now));
   if (deliveries.length > 0) await trx.insertInto('webhook_deliveries').values(deliveries).execute();
   return id;
 }
