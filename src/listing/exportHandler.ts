@@ -71,7 +71,11 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
     const raw = request.query as RawListQuery & { page?: string; per_page?: string };
     const paged = (['page', 'per_page'] as const).filter((name) => raw[name] !== undefined);
     if (paged.length > 0)
-      throw validationProblem(Object.fromEntries(paged.map((name) => [name, [{ code: 'paging_not_accepted' as const, message: 'is not accepted by an export: it sends every matching record' }]])));
+      throw validationProblem(
+        Object.fromEntries(
+          paged.map((name) => [name, [{ code: 'paging_not_accepted' as const, message: 'is not accepted by an export: it sends every matching record' }]]),
+        ),
+      );
     const query = parseListQuery(spec, raw);
     const type = exportMediaType(request.headers.accept);
     if (!type) throw notAcceptable();
