@@ -22,7 +22,7 @@ import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhook
  */
 export const storedRenderers = { payments: refundReasonMigration.renders.payments, accounts: resourceJsonMigration.renders.accounts };
 
-function migrationsFor(dialect: Dialect): Record<string, Migration> {
+export function migrationsFor(dialect: Dialect): Record<string, Migration> {
   return {
     '0001_initial': initialMigration(dialect),
     '0002_idempotency': idempotencyMigration(dialect),

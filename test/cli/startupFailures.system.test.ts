@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
+import { migrationsFor } from '../../src/db/migrate.ts';
 import { TEST_PG_URL } from '../support/testDatabase.ts';
 import { startServer } from '../support/serverProcess.ts';
 
@@ -114,7 +115,7 @@ describe('starting with bad settings: one line that says what is wrong and what 
     const url = freshSqlite();
     const first = await cli({ DATABASE_URL: url }, 'migrate');
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/^applied: 0001_initial, .*0012_api_key_lifecycle\n$/);
+    expect(first.stderr).toBe(`applied: ${Object.keys(migrationsFor('sqlite')).join(', ')}\n`);
     expect((await cli({ DATABASE_URL: url }, 'migrate')).stderr).toBe('schema is up to date\n');
   });
 
