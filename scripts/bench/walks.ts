@@ -76,7 +76,7 @@ export async function walksUnderWrites(options: {
   run: (name: string, url: string) => Promise<Measured>;
   log: (line: string) => void;
 }): Promise<WalksUnderWrites> {
-  const { origin, key, writeKey, shapes, minSeconds, run, log, rounds: rounds_ = 3 } = options;
+  const { origin, key, writeKey, shapes, minSeconds, run, log, rounds: roundCount = 3 } = options;
   // Cold pages first: a walk leaves behind what could make them warm.
   const cold = new Map<WalkShape, ColdPage>();
   for (const shape of shapes.filter((s) => s.moving)) {
@@ -97,7 +97,7 @@ export async function walksUnderWrites(options: {
     log(`  walk ${shape.name}, warm-up`);
     await walk(origin, shape.path, key, shape.maxPages);
     const rounds: WalkPair['rounds'] = [];
-    for (let round = 1; round <= (writeKey ? rounds_ : 1); round++) {
+    for (let round = 1; round <= (writeKey ? roundCount : 1); round++) {
       log(`  walk ${shape.name}, round ${round}, no writer`);
       const without = await walk(origin, shape.path, key, shape.maxPages);
       if (!writeKey) {
@@ -112,7 +112,7 @@ export async function walksUnderWrites(options: {
         await sleep(WRITER_WARMUP_MS);
         withWriter = await walk(origin, shape.path, key, shape.maxPages);
         // The writer runs at least minSeconds per shape, split over its rounds, so its achieved rate means something.
-        const left = (minSeconds * 1000) / rounds_ - (performance.now() - started);
+        const left = (minSeconds * 1000) / roundCount - (performance.now() - started);
         if (left > 0) await sleep(left);
       } finally {
         writerRuns.push(await writer.stop());

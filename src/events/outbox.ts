@@ -29,13 +29,22 @@ export async function recordEvent(write: Write, tenantId: string, type: EventTyp
     eventCountKeys(type).map((k) => ({ ...k, delta: 1 })),
     shard,
   );
+  await enqueueDeliveries(write, tenantId, { id, type }, now);
+  return id;
+}
+
+/**
+ * A delivery of the event, due at `now`, to every enabled endpoint of the tenant that wants its
+ * type: what recording an event and resending one both do, in the caller's transaction.
+ */
+export async function enqueueDeliveries({ trx }: Write, tenantId: string, event: { id: string; type: string }, now: string) {
   const endpoints = await trx
     .selectFrom('webhook_endpoints')
     .select(['id', 'enabled_events'])
     .where('tenant_id', '=', tenantId)
     .where('enabled', '=', 1)
     .execute();
-  const deliveries = endpoints.filter((e) => wantsEvent(e.enabled_events, type)).map((e) => newDelivery(tenantId, e.id, id, now));
-  if (deliveries.length > 0) await trx.insertInto('webhook_deliveries').values(deliveries).execute();
-  return id;
+  const rows = endpoints.filter((e) => wantsEvent(e.enabled_events, event.type)).map((e) => newDelivery(tenantId, e.id, event.id, now));
+  if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
+  return rows;
 }
