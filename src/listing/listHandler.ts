@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildEnvelope } from '../pagination/buildEnvelope.ts';
-import { envelopeJson } from '../pagination/envelopeJson.ts';
+import { buildPageFrame } from '../pagination/buildEnvelope.ts';
+import { envelopeBody } from '../pagination/envelopeBody.ts';
 import { linkHeader } from '../pagination/linkHeader.ts';
 import { parsePageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from './requestOrigin.ts';
@@ -44,16 +44,16 @@ export function listHandler(endpoint: ListEndpoint) {
     const scope = await endpoint.scopeOf(request);
     const { total, rows, strategy } = await fetchListPage(lists, table, scope, query, paging);
     reply.header('x-page-strategy', strategy);
-    const envelope = buildEnvelope({
+    const frame = buildPageFrame({
       origin: requestOrigin(request, publicUrl),
       pathAndQuery: request.url,
       total,
       page: paging.page,
       perPage: paging.perPage,
-      rows,
+      count: rows.length,
     });
-    reply.header('link', linkHeader(envelope.links));
-    // The rows are JSON already; the envelope around them is the compiled contract (see envelopeJson.ts).
-    return reply.type('application/json; charset=utf-8').send(envelopeJson(envelope));
+    reply.header('link', linkHeader(frame.links));
+    // The rows are JSON already; the envelope is written around them (envelopeBody.ts).
+    return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
   };
 }
