@@ -6,7 +6,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
-import { StatementTemplates } from './statementTemplates.ts';
+import { StatementTemplates } from '../db/statementTemplates.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
