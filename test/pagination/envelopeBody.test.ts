@@ -24,3 +24,14 @@ describe('envelopeBody', () => {
     expect(body.meta).toMatchObject({ from: null, to: null, total: 7 });
   });
 });
+
+describe('envelopeBody with rows far from ASCII', () => {
+  it('grows its buffer as it goes and still writes exactly what JSON.stringify gives', () => {
+    const records = Array.from({ length: 200 }, (_, i) => ({ id: i, name: '東京🚀é'.repeat(50 + i) }));
+    const rows = records.map((r) => JSON.stringify(r));
+    const expected = JSON.stringify(
+      buildEnvelope({ origin: 'http://h', pathAndQuery: '/v3/payments?per_page=3', total: 7, page: 1, perPage: 3, rows: records }),
+    );
+    expect(envelopeBody(rows, frameOf(200)).toString('utf8')).toBe(expected);
+  });
+});
