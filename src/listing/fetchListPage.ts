@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
@@ -236,6 +236,19 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     },
     values,
   );
+}
+
+/** The one statement that reads one of a list's first pages and its total, as the service sends it (for the bench's "SQL alone"). */
+export function offsetPageQuery(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+): CompiledQuery {
+  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
