@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
@@ -290,7 +290,7 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
   const { kysely: db, dialect } = ctx.db;
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
-  const { offset, perPage } = paging;
+  const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   // One statement is one snapshot: total and rows together, one round trip.
   if (offset < tuning.plainOffsetUpTo || search) {
