@@ -5,6 +5,7 @@ import type { Measured, Walk } from './scenarios.ts';
 import type { WalksUnderWrites } from './walks.ts';
 import type { WriterStats } from './writer.ts';
 import type { AgainstFloor } from './floor/againstFloor.ts';
+import type { ExportsResult } from './exports.ts';
 
 /** Everything measured on one dataset. */
 export interface SizeResult {
@@ -168,4 +169,25 @@ export function printFloorRatios(dialect: BenchDialect, results: Map<number, Siz
     return `**${ratio(f.serverSeconds, r.walk.serverSeconds)}** · ours ${fmt(r.walk.serverSeconds, 2)} s · floor ${fmt(f.serverSeconds, 2)} s (wall ${fmt(r.walk.seconds, 2)} · ${fmt(f.seconds, 2)} s)`;
   });
   console.log(`| walk all payments at per_page=5000, server time: floor ÷ ours | ${walks.join(' | ')} |`);
+}
+
+/**
+ * Exports of all payments against walking the same list by links.next at per_page=5000, per
+ * dataset size: wall time, rows/s, the server's RSS peak over idle, /health while exporting.
+ */
+export function printExports(dialect: BenchDialect, results: Map<number, ExportsResult>): void {
+  const sizes = [...results.keys()];
+  if (sizes.length === 0) return;
+  console.log(`\n#### ${dialect}: export of all payments against the walk at per_page=5000 (targets at 1M: ≥ 3× faster, RSS ≤ +100 MB, /health p99 < 50 ms)\n`);
+  console.log(`| | ${sizes.map((s) => `${n(s)} payments`).join(' | ')} |`);
+  console.log(`|---|${sizes.map(() => '---').join('|')}|`);
+  const row = (label: string, value: (r: ExportsResult) => string) => console.log(`| ${label} | ${sizes.map((s) => value(results.get(s)!)).join(' | ')} |`);
+  row('walk by links.next, per_page=5000: wall', (r) => `${fmt(r.walk.seconds, 2)} s · ${n(Math.round(r.walk.rows / r.walk.seconds))} rows/s`);
+  for (const format of ['NDJSON', 'CSV'] as const) {
+    const of = (r: ExportsResult) => r.runs.find((x) => x.format === format)!;
+    row(`export ${format}: wall · rows/s · MB`, (r) => `${fmt(of(r).seconds, 2)} s · ${n(Math.round(of(r).rows / of(r).seconds))} rows/s · ${fmt(of(r).bytes / 1e6)} MB`);
+    row(`export ${format}: walk ÷ export (target ≥ 3)`, (r) => `**${ratio(r.walk.seconds, of(r).seconds)}**`);
+    row(`export ${format}: server RSS peak over idle (target ≤ 100 MB)`, (r) => `**+${fmt(of(r).rssOverIdleMb)} MB** (idle ${fmt(r.idleRssMb)} MB)`);
+    row(`export ${format}: /health p50 · p99 · max while exporting (target p99 < 50 ms)`, (r) => `${of(r).health.p50} · **${of(r).health.p99}** · ${of(r).health.max} ms (${n(of(r).health.samples)} polls)`);
+  }
 }

@@ -1,0 +1,110 @@
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { walk, type Walk } from './scenarios.ts';
+
+/**
+ * Exports against walking the same list: all payments as NDJSON and as CSV, each timed, the
+ * server's RSS sampled meanwhile, /health polled every ~10 ms meanwhile; then the same list
+ * walked by links.next at per_page=5000, in the same run on the same server.
+ */
+export interface ExportRun {
+  format: 'NDJSON' | 'CSV';
+  seconds: number;
+  rows: number;
+  bytes: number;
+  /** Peak VmRSS of the server during the export, over its idle VmRSS before the first export (MB). */
+  rssOverIdleMb: number;
+  health: { samples: number; p50: number; p99: number; max: number };
+}
+
+export interface ExportsResult {
+  idleRssMb: number;
+  runs: ExportRun[];
+  walk: Walk;
+}
+
+const RSS_SAMPLE_MS = 20;
+const HEALTH_EVERY_MS = 10;
+
+/** The server process's resident set (MB), from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] : NaN);
+
+/** Samples something until stopped: the RSS peak, the /health latencies. */
+function sampleWhile<T>(every: number, sample: () => Promise<T> | T) {
+  const samples: T[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      samples.push(await sample());
+      await sleep(every);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      return samples;
+    },
+  };
+}
+
+/** One export, read as fast as this process can; lines counted (less the CSV header and the NDJSON trailer). */
+async function exportOnce(origin: string, key: string, path: string, format: ExportRun['format'], pid: number, idleRssMb: number): Promise<ExportRun> {
+  const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
+  const health = sampleWhile(HEALTH_EVERY_MS, async () => {
+    const started = performance.now();
+    const response = await fetch(`${origin}/health`);
+    await response.arrayBuffer();
+    return performance.now() - started;
+  });
+  const started = performance.now();
+  const response = await fetch(origin + path, { headers: { authorization: `Bearer ${key}`, accept: format === 'CSV' ? 'text/csv' : 'application/x-ndjson' } });
+  if (!response.ok) throw new Error(`${path}: ${response.status} ${await response.text()}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of response.body as AsyncIterable<Uint8Array>) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const latencies = (await health.stop()).sort((a, b) => a - b);
+  const peak = Math.max(...(await rss.stop()), rssMb(pid));
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const total = Number(response.headers.get('x-total-count'));
+  const rows = lines - 1;
+  if (rows !== total) throw new Error(`${format} export sent ${rows} rows, its X-Total-Count said ${total}`);
+  return {
+    format,
+    seconds,
+    rows,
+    bytes,
+    rssOverIdleMb: peak - idleRssMb,
+    health: { samples: latencies.length, p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)), max: round(latencies.at(-1) ?? NaN) },
+  };
+}
+
+/**
+ * On a server that has served nothing else yet (its idle RSS is the baseline): the NDJSON and
+ * the CSV export of all payments, then the walk of the same list at per_page=5000.
+ */
+export async function measureExports(options: { origin: string; key: string; pid: number; log: (line: string) => void }): Promise<ExportsResult> {
+  const { origin, key, pid, log } = options;
+  // One small request first: the idle baseline includes what answering anything loads.
+  await (await fetch(`${origin}/v3/payments?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+  await sleep(1000);
+  const idleRssMb = rssMb(pid);
+  const runs: ExportRun[] = [];
+  for (const format of ['NDJSON', 'CSV'] as const) {
+    log(`  export all payments as ${format}`);
+    runs.push(await exportOnce(origin, key, '/v3/payments/export', format, pid, idleRssMb));
+    await sleep(1000);
+  }
+  log('  walk all payments by links.next, per_page=5000 (against the exports)');
+  const walked = await walk(origin, '/v3/payments?per_page=5000', key);
+  return { idleRssMb, runs, walk: walked };
+}
