@@ -1,12 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
+import { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { walk, type Walk } from './scenarios.ts';
 
 /**
  * Exports against walking the same list: all payments as NDJSON and as CSV, each timed, the
- * server's RSS sampled meanwhile, /health polled every ~10 ms meanwhile; then the same list
+ * server's RSS sampled meanwhile, /health polled every ~10 ms meanwhile (from a worker thread); then the same list
  * walked by links.next at per_page=5000, in the same run on the same server.
  */
 export interface ExportRun {
@@ -73,15 +74,45 @@ function exportBody(url: string, key: string, accept: string, acceptEncoding: st
   });
 }
 
+/**
+ * Polls /health every HEALTH_EVERY_MS from a worker thread: its own event loop, so the time this
+ * thread spends reading the export (an uncompressed one is 536 MB through its HTTP parser) is
+ * not counted as the server's.
+ */
+function pollHealth(url: string): { stop(): Promise<number[]> } {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    let running = true;
+    const samples = [];
+    parentPort.once('message', () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        const response = await fetch(workerData.url);
+        await response.arrayBuffer();
+        samples.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, workerData.every));
+      }
+      parentPort.postMessage(samples);
+    })();`;
+  const worker = new Worker(source, { eval: true, workerData: { url, every: HEALTH_EVERY_MS } });
+  return {
+    stop: () =>
+      new Promise((resolve, reject) => {
+        worker.once('message', (samples: number[]) => {
+          void worker.terminate();
+          resolve(samples);
+        });
+        worker.once('error', reject);
+        worker.postMessage('stop');
+      }),
+  };
+}
+
 /** One export, read as fast as this process can; lines counted (less the CSV header and the NDJSON trailer). */
 async function exportOnce(origin: string, key: string, path: string, format: ExportRun['format'], acceptEncoding: string, pid: number, idleRssMb: number): Promise<ExportRun> {
   const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
-  const health = sampleWhile(HEALTH_EVERY_MS, async () => {
-    const started = performance.now();
-    const response = await fetch(`${origin}/health`);
-    await response.arrayBuffer();
-    return performance.now() - started;
-  });
+  const health = pollHealth(`${origin}/health`);
   const started = performance.now();
   const { response, body } = await exportBody(origin + path, key, format === 'CSV' ? 'text/csv' : 'application/x-ndjson', acceptEncoding);
   if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode}`);
