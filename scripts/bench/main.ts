@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -18,6 +18,10 @@
  *   ratio is printed (floor/againstFloor.ts);
  * - the SQL alone (sqlAlone.ts): the statement behind per_page=5000, run by pgbench (PostgreSQL) or
  *   in a loop in-process (SQLite), to say how near the database's own rate a big page is served;
+ * - first, exports (exports.ts), on a server of their own started afresh (its idle RSS is the baseline):
+ *   all payments as NDJSON and as CSV, each timed with the server's RSS sampled and /health
+ *   polled every ~10 ms meanwhile, then the walk of the same list by links.next at
+ *   per_page=5000 for comparison. `--only exports` runs this section alone;
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
  */
@@ -25,7 +29,8 @@ import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
 import { deepShapes, measureDeepPages } from './deepPages.ts';
-import { printDepthAndWriteRatios, printFloorRatios, printSizeRatios, printSparseRatios, printTable, SPARSE_FIELDS, SPARSE_SCENARIO, type SizeResult } from './report.ts';
+import { measureExports, type ExportsResult } from './exports.ts';
+import { printDepthAndWriteRatios, printExports, printFloorRatios, printSizeRatios, printSparseRatios, printTable, SPARSE_FIELDS, SPARSE_SCENARIO, type SizeResult } from './report.ts';
 import { restoreDataset } from './restore.ts';
 import { startServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
@@ -43,13 +48,17 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     'no-writer': { type: 'boolean', default: false },
     'walk-rounds': { type: 'string', default: '3' },
+    /** `exports`: only the export section (it needs no writer and no other section). */
+    only: { type: 'string' },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const withWriter = !values['no-writer'];
+if (values.only !== undefined && values.only !== 'exports') throw new Error(`--only knows one section, exports; not ${values.only}`);
+const onlyExports = values.only === 'exports';
+const withWriter = !values['no-writer'] && !onlyExports;
 const log = (line: string) => console.error(line);
 
 async function benchDataset(ds: Dataset): Promise<SizeResult> {
@@ -142,6 +151,16 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
   }
 }
 
+/** The export section on a server of its own, started afresh so its idle RSS is a baseline. */
+async function benchExports(ds: Dataset): Promise<ExportsResult> {
+  const server = await startServer(ds.url);
+  try {
+    return await measureExports({ origin: server.origin, key: ds.key, pid: server.child.pid!, log: (line) => log(`  ${ds.dialect} ${ds.payments}:${line}`) });
+  } finally {
+    await server.stop();
+  }
+}
+
 /** Deletes what the writer created and rebuilds the counts (restore.ts), even after a failed run. */
 async function restore(ds: Dataset) {
   const restored = await restoreDataset(ds.url, BENCH_TENANT);
@@ -151,9 +170,12 @@ async function restore(ds: Dataset) {
 
 for (const dialect of dialects) {
   const results = new Map<number, SizeResult>();
+  const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments`);
     const ds = await ensureDataset(dialect, size, log);
+    exportResults.set(size, await benchExports(ds));
+    if (onlyExports) continue;
     let result: SizeResult;
     let restored: SizeResult['restored'];
     try {
@@ -163,6 +185,8 @@ for (const dialect of dialects) {
     }
     results.set(size, { ...result, restored });
   }
+  printExports(dialect, exportResults);
+  if (onlyExports) continue;
   printTable(dialect, results, { seconds, connections });
   printDepthAndWriteRatios(dialect, results);
   printSparseRatios(dialect, results);

@@ -5,6 +5,7 @@ import type { Measured, Walk } from './scenarios.ts';
 import type { WalksUnderWrites } from './walks.ts';
 import type { WriterStats } from './writer.ts';
 import type { AgainstFloor } from './floor/againstFloor.ts';
+import type { ExportRun, ExportsResult } from './exports.ts';
 
 /** Everything measured on one dataset. */
 export interface SizeResult {
@@ -199,4 +200,30 @@ export function printSparseRatios(dialect: BenchDialect, results: Map<number, Si
       `| | ${columns.map((c) => `${n(c)} payments: bytes whole ÷ sparse · req/s sparse ÷ whole · p50 whole ÷ sparse`).join(' | ')} |\n` +
       `|---|${columns.map(() => '---').join('|')}|\n| per_page=5000 | ${cells.join(' | ')} |`,
   );
+}
+
+/**
+ * Exports of all payments against walking the same list by links.next at per_page=5000, per
+ * dataset size: wall time, rows/s, the server's RSS peak over idle, /health while exporting.
+ */
+export function printExports(dialect: BenchDialect, results: Map<number, ExportsResult>): void {
+  const sizes = [...results.keys()];
+  if (sizes.length === 0) return;
+  console.log(`\n#### ${dialect}: export of all payments against the walk at per_page=5000 (targets at 1M: ≥ 3× faster, RSS ≤ +100 MB, /health p99 < 50 ms); the walk by fetch, gzipped; each export gzipped as fetch asks, then uncompressed\n`);
+  console.log(`| | ${sizes.map((s) => `${n(s)} payments`).join(' | ')} |`);
+  console.log(`|---|${sizes.map(() => '---').join('|')}|`);
+  const all = sizes.map((s) => results.get(s)!);
+  const row = (label: string, value: (r: ExportsResult) => string) => console.log(`| ${label} | ${all.map(value).join(' | ')} |`);
+  row('walk by links.next, per_page=5000: wall · rows/s · server RSS peak over idle', (r) => `${fmt(r.walk.seconds, 2)} s · ${n(Math.round(r.walk.rows / r.walk.seconds))} rows/s · +${fmt(r.walkRssOverIdleMb)} MB`);
+  for (const encoding of ['gzip', 'identity']) {
+    for (const format of ['NDJSON', 'CSV'] as const) {
+      const of = (r: ExportsResult) => r.runs.find((x) => x.format === format && x.encoding === encoding);
+      if (!all.some(of)) continue;
+      const line = (label: string, value: (x: ExportRun, r: ExportsResult) => string) => row(`export ${format}, ${encoding}: ${label}`, (r) => (of(r) ? value(of(r)!, r) : '–'));
+      line('wall · rows/s · MB decoded', (x) => `${fmt(x.seconds, 2)} s · ${n(Math.round(x.rows / x.seconds))} rows/s · ${fmt(x.bytes / 1e6)} MB`);
+      line('walk ÷ export (target ≥ 3)', (x, r) => `**${ratio(r.walk.seconds, x.seconds)}**`);
+      line('server RSS peak over idle (target ≤ 100 MB)', (x, r) => `**+${fmt(x.rssOverIdleMb)} MB** (idle ${fmt(r.idleRssMb)} MB)`);
+      line('/health p50 · p99 · max (target p99 < 50 ms)', (x) => `${x.health.p50} · **${x.health.p99}** · ${x.health.max} ms (${n(x.health.samples)} polls)`);
+    }
+  }
 }

@@ -43,4 +43,23 @@ describe('CSV cells', () => {
     const byName = Object.fromEntries(columns.map((c, i) => [c.name, readCell(cells[i])]));
     expect(byName).toMatchObject({ id: 'pay_1', amount: '5', 'card.brand': 'visa', 'card.last4': '4242', metadata: '{"k":"v"}', description: '' });
   });
+
+  it('render any record as its cells, each looked up by its path and written by csvCell, comma-separated', () => {
+    const columns = csvColumnsOf(PaymentSchema);
+    const value = fc.oneof(fc.string({ unit: 'binary' }), fc.integer(), fc.boolean(), fc.constant(null), fc.dictionary(fc.string(), fc.string()));
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.constantFrom('id', 'amount', 'status', 'description', 'metadata', 'card', 'zzz'), value),
+        fc.record({ brand: value, last4: value }),
+        (record, card) => {
+          const resource = JSON.stringify({ ...record, card: 'card' in record && record.card === null ? null : card });
+          const parsed = JSON.parse(resource);
+          const expected = columns
+            .map((c) => csvCell(c.path.reduce<unknown>((v, key) => (v as Record<string, unknown> | null | undefined)?.[key], parsed)))
+            .join(',');
+          expect(csvLine(columns, resource)).toBe(`${expected}\r\n`);
+        },
+      ),
+    );
+  });
 });

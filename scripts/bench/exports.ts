@@ -1,0 +1,167 @@
+import { readFileSync } from 'node:fs';
+import { get, type IncomingMessage } from 'node:http';
+import { Worker } from 'node:worker_threads';
+import { createGunzip } from 'node:zlib';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { walk, type Walk } from './scenarios.ts';
+
+/**
+ * Exports against walking the same list: all payments as NDJSON and as CSV, each timed, the
+ * server's RSS sampled meanwhile, /health polled every ~10 ms meanwhile (from a worker thread); then the same list
+ * walked by links.next at per_page=5000, in the same run on the same server.
+ */
+export interface ExportRun {
+  format: 'NDJSON' | 'CSV';
+  seconds: number;
+  rows: number;
+  /** Bytes of the body once decoded. */
+  bytes: number;
+  /** The Content-Encoding it came with (asked for as fetch does, `gzip, deflate`, or `identity`). */
+  encoding: string;
+  /** Peak VmRSS of the server during the export, over its idle VmRSS before the first export (MB). */
+  rssOverIdleMb: number;
+  health: { samples: number; p50: number; p99: number; max: number };
+}
+
+export interface ExportsResult {
+  idleRssMb: number;
+  runs: ExportRun[];
+  walk: Walk;
+  /** Peak VmRSS of the server during the walk, over the same idle VmRSS (MB): what serving 5000-row pages grows it by. */
+  walkRssOverIdleMb: number;
+}
+
+const RSS_SAMPLE_MS = 20;
+const HEALTH_EVERY_MS = 10;
+
+/** The server process's resident set (MB), from /proc (Linux). */
+export function rssMb(pid: number): number {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] : NaN);
+
+/** Samples something until stopped: the RSS peak, the /health latencies. */
+function sampleWhile<T>(every: number, sample: () => Promise<T> | T) {
+  const samples: T[] = [];
+  let running = true;
+  const done = (async () => {
+    while (running) {
+      samples.push(await sample());
+      await sleep(every);
+    }
+  })();
+  return {
+    stop: async () => {
+      running = false;
+      await done;
+      return samples;
+    },
+  };
+}
+
+/**
+ * GET with an Accept-Encoding (fetch's own, `gzip, deflate`, is what the walk's pages are asked
+ * with), the body decoded as it comes: node:http and zlib, which read faster than fetch's web streams.
+ */
+function exportBody(url: string, key: string, accept: string, acceptEncoding: string): Promise<{ response: IncomingMessage; body: AsyncIterable<Buffer> }> {
+  return new Promise((resolve, reject) => {
+    get(url, { headers: { authorization: `Bearer ${key}`, accept, 'accept-encoding': acceptEncoding } }, (response) => {
+      const body = response.headers['content-encoding'] === 'gzip' ? response.pipe(createGunzip()) : response;
+      resolve({ response, body });
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Polls /health every HEALTH_EVERY_MS from a worker thread: its own event loop, so the time this
+ * thread spends reading the export (an uncompressed one is 536 MB through its HTTP parser) is
+ * not counted as the server's.
+ */
+function pollHealth(url: string): { stop(): Promise<number[]> } {
+  const source = `
+    const { parentPort, workerData } = require('node:worker_threads');
+    let running = true;
+    const samples = [];
+    parentPort.once('message', () => { running = false; });
+    (async () => {
+      while (running) {
+        const started = performance.now();
+        const response = await fetch(workerData.url);
+        await response.arrayBuffer();
+        samples.push(performance.now() - started);
+        await new Promise((resolve) => setTimeout(resolve, workerData.every));
+      }
+      parentPort.postMessage(samples);
+    })();`;
+  const worker = new Worker(source, { eval: true, workerData: { url, every: HEALTH_EVERY_MS } });
+  return {
+    stop: () =>
+      new Promise((resolve, reject) => {
+        worker.once('message', (samples: number[]) => {
+          void worker.terminate();
+          resolve(samples);
+        });
+        worker.once('error', reject);
+        worker.postMessage('stop');
+      }),
+  };
+}
+
+/** One export, read as fast as this process can; lines counted (less the CSV header and the NDJSON trailer). */
+async function exportOnce(origin: string, key: string, path: string, format: ExportRun['format'], acceptEncoding: string, pid: number, idleRssMb: number): Promise<ExportRun> {
+  const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
+  const health = pollHealth(`${origin}/health`);
+  const started = performance.now();
+  const { response, body } = await exportBody(origin + path, key, format === 'CSV' ? 'text/csv' : 'application/x-ndjson', acceptEncoding);
+  if (response.statusCode !== 200) throw new Error(`${path}: ${response.statusCode}`);
+  let lines = 0;
+  let bytes = 0;
+  for await (const chunk of body) {
+    bytes += chunk.length;
+    for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const latencies = (await health.stop()).sort((a, b) => a - b);
+  const peak = Math.max(...(await rss.stop()), rssMb(pid));
+  const round = (x: number) => Math.round(x * 100) / 100;
+  const total = Number(response.headers['x-total-count']);
+  const rows = lines - 1;
+  if (rows !== total) throw new Error(`${format} export sent ${rows} rows, its X-Total-Count said ${total}`);
+  return {
+    format,
+    seconds,
+    rows,
+    bytes,
+    encoding: response.headers['content-encoding'] ?? 'identity',
+    rssOverIdleMb: peak - idleRssMb,
+    health: { samples: latencies.length, p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)), max: round(latencies.at(-1) ?? NaN) },
+  };
+}
+
+/**
+ * On a server that has served nothing else yet (its idle RSS is the baseline): the NDJSON and
+ * the CSV export of all payments, gzipped as fetch asks and then uncompressed, then the walk of
+ * the same list at per_page=5000 (by fetch, so gzipped).
+ */
+export async function measureExports(options: { origin: string; key: string; pid: number; log: (line: string) => void }): Promise<ExportsResult> {
+  const { origin, key, pid, log } = options;
+  // One small request first: the idle baseline includes what answering anything loads.
+  await (await fetch(`${origin}/v3/payments?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+  await sleep(1000);
+  const idleRssMb = rssMb(pid);
+  const runs: ExportRun[] = [];
+  for (const acceptEncoding of ['gzip, deflate', 'identity']) {
+    for (const format of ['NDJSON', 'CSV'] as const) {
+      log(`  export all payments as ${format}, Accept-Encoding: ${acceptEncoding}`);
+      runs.push(await exportOnce(origin, key, '/v3/payments/export', format, acceptEncoding, pid, idleRssMb));
+      await sleep(1000);
+    }
+  }
+  log('  walk all payments by links.next, per_page=5000 (against the exports)');
+  const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
+  const walked = await walk(origin, '/v3/payments?per_page=5000', key);
+  const walkPeak = Math.max(...(await rss.stop()));
+  return { idleRssMb, runs, walk: walked, walkRssOverIdleMb: walkPeak - idleRssMb };
+}
