@@ -1,19 +1,14 @@
-import type { Selectable } from 'kysely';
 import type { WebhookSettings } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
-import type { WebhookDeliveryTable } from '../db/schema.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { withDeliveryResource } from '../events/deliveryResource.ts';
+import { claimDue, promoteNext, type Delivery } from './deliveryQueue.ts';
 import { sendAttempt, signedHeaders, type AttemptOutcome } from './sendAttempt.ts';
 
-/** Deliveries claimed at once by one sender. */
-const CLAIM_BATCH = 20;
 /** A claimed delivery is held this long past the attempt's own timeout; a sender that died mid-attempt frees it by then. */
 const LEASE_MARGIN_MS = 30_000;
 /** The longest wait between two attempts. */
 const MAX_WAIT_MS = 12 * 60 * 60 * 1000;
-
-type Delivery = Selectable<WebhookDeliveryTable>;
 
 /** The wait before attempt `attempts + 1`: exponential from `baseMs`, capped, with ±25 % jitter so failing endpoints do not retry in step. */
 export function retryDelayMs(attempts: number, baseMs: number, random = Math.random()): number {
@@ -22,49 +17,23 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
 }
 
 /**
- * Claims due deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
- * transaction. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every instance and worker claim at
- * once, each a different set; on SQLite a write transaction holds the whole file, so one claim
- * runs at a time. Either way no two senders hold the same delivery.
+ * Records an attempt's outcome: done, retry later, or given up (which disables the endpoint,
+ * saying why). A delivery's retry window starts at its first attempt, not when it was queued
+ * behind earlier events. Once an in-order delivery is done (either way) the endpoint's next
+ * event becomes its head, in this transaction, with the endpoint's row locked first.
  */
-async function claimDue(db: Db, settings: WebhookSettings, now: Date): Promise<Delivery[]> {
-  return inWriteTransaction(db, async ({ trx }) => {
-    const due = await trx
-      .selectFrom('webhook_deliveries')
-      .selectAll()
-      .where('next_attempt_at', '<=', now.toISOString())
-      .orderBy('next_attempt_at')
-      .orderBy('id')
-      .limit(CLAIM_BATCH)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    if (due.length === 0) return [];
-    const leaseUntil = new Date(now.getTime() + settings.attemptTimeoutMs + LEASE_MARGIN_MS).toISOString();
-    await trx
-      .updateTable('webhook_deliveries')
-      .set({ next_attempt_at: leaseUntil })
-      .where(
-        'id',
-        'in',
-        due.map((d) => d.id),
-      )
-      .execute();
-    return due;
-  });
-}
-
-/** Records an attempt's outcome: done, retry later, or given up (which disables the endpoint, saying why). */
 async function recordOutcome(db: Db, settings: WebhookSettings, delivery: Delivery, outcome: AttemptOutcome, endpointEnabled: boolean) {
   const now = new Date();
   const attempts = delivery.attempts + 1;
+  const firstAttemptAt = delivery.first_attempt_at ?? (delivery.attempts > 0 ? delivery.created_at : now.toISOString());
   const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
-  const gaveUp = !ok && (!endpointEnabled || now.getTime() - Date.parse(delivery.created_at) >= settings.giveUpAfterMs);
+  const gaveUp = !ok && (!endpointEnabled || now.getTime() - Date.parse(firstAttemptAt) >= settings.giveUpAfterMs);
   const last = outcome.error ?? (outcome.statusCode !== null ? `HTTP ${outcome.statusCode}` : null);
   const row = withDeliveryResource({
     ...delivery,
     status: ok ? 'succeeded' : gaveUp ? 'failed' : 'pending',
     attempts,
+    first_attempt_at: firstAttemptAt,
     next_attempt_at: ok || gaveUp ? null : new Date(now.getTime() + retryDelayMs(attempts, settings.retryBaseMs)).toISOString(),
     last_status_code: outcome.statusCode,
     last_latency_ms: outcome.latencyMs,
@@ -72,15 +41,19 @@ async function recordOutcome(db: Db, settings: WebhookSettings, delivery: Delive
     updated_at: now.toISOString(),
   });
   await inWriteTransaction(db, async ({ trx }) => {
+    // NO KEY UPDATE: it serializes promotions of one endpoint without waiting for writes that are
+    // inserting its deliveries (their foreign key check only takes KEY SHARE).
+    const current = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).forNoKeyUpdate().executeTakeFirst();
+    if (!current) return; // deleted meanwhile (the delivery went with it)
     const { id, ...changes } = row;
     await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+    if (delivery.in_order === 1 && row.status !== 'pending') await promoteNext(trx, delivery.endpoint_id, now.toISOString());
     if (!endpointEnabled) return;
     const endpoint = trx.updateTable('webhook_endpoints').where('id', '=', delivery.endpoint_id);
-    if (ok) await endpoint.set({ consecutive_failures: 0 }).execute();
-    else if (!gaveUp) await endpoint.set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) })).execute();
+    if (ok) {
+      if (current.consecutive_failures !== 0) await endpoint.set({ consecutive_failures: 0 }).execute();
+    } else if (!gaveUp) await endpoint.set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) })).execute();
     else {
-      const current = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).forUpdate().executeTakeFirst();
-      if (!current) return;
       const reason = `Deliveries failed for ${Math.round(settings.giveUpAfterMs / 3_600_000)} h (${current.consecutive_failures + 1} attempts in a row; last: ${last})`;
       const resource = JSON.parse(current.resource) as Record<string, unknown>;
       Object.assign(resource, { enabled: false, disabled_reason: reason, updated_at: now.toISOString() });
@@ -141,7 +114,7 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, onError: 
     let sent = 0;
     for (;;) {
       if (stopped) return sent;
-      const claimed = await claimDue(db, settings, new Date());
+      const claimed = await claimDue(db, new Date(), settings.attemptTimeoutMs + LEASE_MARGIN_MS);
       if (claimed.length === 0) return sent;
       await Promise.all(claimed.map((d) => deliver(db, settings, d).catch(onError)));
       sent += claimed.length;

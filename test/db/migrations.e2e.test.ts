@@ -67,6 +67,7 @@ describe('migrations', () => {
         '0011_refund_reason',
         '0012_api_key_lifecycle',
         '0013_events_and_webhooks',
+        '0015_ordered_deliveries',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));

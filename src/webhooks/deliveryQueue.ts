@@ -1,0 +1,131 @@
+import { sql, type Selectable, type SqlBool, type Transaction } from 'kysely';
+import type { Db } from '../db/database.ts';
+import type { Database, WebhookDeliveryTable } from '../db/schema.ts';
+import { inWriteTransaction } from '../db/writeTransaction.ts';
+import { withDeliveryResource } from '../events/deliveryResource.ts';
+
+export type Delivery = Selectable<WebhookDeliveryTable>;
+
+/** Deliveries claimed at once by one sender. */
+const CLAIM_BATCH = 20;
+/** Endpoints whose queue one sweep looks at, at most. */
+const SWEEP_BATCH = 100;
+
+/**
+ * An endpoint's in-order deliveries still to send: the predicate of both partial indexes
+ * (migration 0015), written as literals so either planner matches it to them.
+ */
+const inOrderPending = sql<SqlBool>`status = 'pending' and in_order = 1`;
+
+/**
+ * Ordering per endpoint. Of an endpoint's in-order pending deliveries only one, its head, has a
+ * `next_attempt_at` (due, claimed or waiting for a retry); the others are queued with none. The
+ * claim takes only due rows, so an endpoint is sent one event at a time, and a head that fails
+ * holds the rest back until it succeeds or is given up. When the head is done, the next in
+ * event order (`created_at`, then `event_id`) becomes the head, in the same transaction.
+ *
+ * Every promotion runs with the endpoint's row locked (`FOR UPDATE` on PostgreSQL; a SQLite
+ * write transaction holds the whole file), so two senders never both make a head for one
+ * endpoint: the second sees the first's head and leaves it.
+ */
+
+/** The endpoint's next head, unless it has one: its first queued delivery, due now. */
+export async function promoteNext(trx: Transaction<Database>, endpointId: string, now: string): Promise<void> {
+  const head = await headQuery(trx, endpointId).executeTakeFirst();
+  if (head) return;
+  const next = await nextInOrderQuery(trx, endpointId).executeTakeFirst();
+  if (!next || next.next_attempt_at !== null) return;
+  const { id, ...changes } = withDeliveryResource({ ...next, next_attempt_at: now, updated_at: now });
+  await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+}
+
+/** Whether the endpoint has a head (index webhook_deliveries_endpoint_head: at most a row an endpoint). */
+export function headQuery(trx: Transaction<Database> | Db['kysely'], endpointId: string) {
+  return trx
+    .selectFrom('webhook_deliveries')
+    .select('id')
+    .where('endpoint_id', '=', endpointId)
+    .where(inOrderPending)
+    .where('next_attempt_at', 'is not', null)
+    .limit(1);
+}
+
+/** The endpoint's first in-order pending delivery by event time (index webhook_deliveries_endpoint_queue). */
+export function nextInOrderQuery(trx: Transaction<Database> | Db['kysely'], endpointId: string) {
+  return trx
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('endpoint_id', '=', endpointId)
+    .where(inOrderPending)
+    .orderBy('created_at')
+    .orderBy('event_id')
+    .limit(1);
+}
+
+/**
+ * Endpoints with queued deliveries and no head: new events of an idle endpoint, and queues whose
+ * head went another way (purged with its event). A probe of each queue index per endpoint; an
+ * endpoint row is locked (skipped if another sender holds it) while its head is made.
+ */
+export function endpointsWithoutHeadQuery(trx: Transaction<Database> | Db['kysely']) {
+  return trx
+    .selectFrom('webhook_endpoints as e')
+    .select('e.id')
+    .where(({ exists, not, selectFrom }) =>
+      exists(
+        selectFrom('webhook_deliveries as q')
+          .select(sql`1`.as('one'))
+          .whereRef('q.endpoint_id', '=', 'e.id')
+          .where(sql<SqlBool>`q.status = 'pending' and q.in_order = 1`)
+          .where('q.next_attempt_at', 'is', null),
+      ).and(
+        not(
+          exists(
+            selectFrom('webhook_deliveries as h')
+              .select(sql`1`.as('one'))
+              .whereRef('h.endpoint_id', '=', 'e.id')
+              .where(sql<SqlBool>`h.status = 'pending' and h.in_order = 1`)
+              .where('h.next_attempt_at', 'is not', null),
+          ),
+        ),
+      ),
+    )
+    .limit(SWEEP_BATCH);
+}
+
+/** Makes a head for every endpoint that has queued deliveries and none (endpoints another sender holds are left to it). */
+async function promoteQueued(trx: Transaction<Database>, now: string): Promise<void> {
+  const endpoints = await endpointsWithoutHeadQuery(trx).forNoKeyUpdate().skipLocked().execute();
+  for (const e of endpoints) await promoteNext(trx, e.id, now);
+}
+
+/** Due deliveries, oldest first (index webhook_deliveries_due): heads and resends. */
+export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string) {
+  return trx.selectFrom('webhook_deliveries').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(CLAIM_BATCH);
+}
+
+/**
+ * Makes the heads of idle endpoints, then claims due deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
+ * transaction. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every instance and worker claim at
+ * once, each a different set; on SQLite a write transaction holds the whole file, so one claim
+ * runs at a time. Either way no two senders hold the same delivery; and as only heads are due,
+ * no two hold one endpoint's in-order deliveries.
+ */
+export async function claimDue(db: Db, now: Date, leaseMs: number): Promise<Delivery[]> {
+  return inWriteTransaction(db, async ({ trx }) => {
+    await promoteQueued(trx, now.toISOString());
+    const due = await dueQuery(trx, now.toISOString()).forUpdate().skipLocked().execute();
+    if (due.length === 0) return [];
+    const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
+    await trx
+      .updateTable('webhook_deliveries')
+      .set({ next_attempt_at: leaseUntil })
+      .where(
+        'id',
+        'in',
+        due.map((d) => d.id),
+      )
+      .execute();
+    return due;
+  });
+}
