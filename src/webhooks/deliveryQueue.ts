@@ -64,31 +64,18 @@ export function nextInOrderQuery(trx: Transaction<Database> | Db['kysely'], endp
 
 /**
  * Endpoints with queued deliveries and no head: new events of an idle endpoint, and queues whose
- * head went another way (purged with its event). A probe of each queue index per endpoint; an
- * endpoint row is locked (skipped if another sender holds it) while its head is made.
+ * head went another way (purged with its event). Every endpoint is looked at, each with two
+ * probes of one row (the LIMIT 1 subqueries keep PostgreSQL from turning them into a join that
+ * reads every queued delivery): endpoints are few beside deliveries. Without a head every
+ * in-order pending delivery is queued, so any one will do.
  */
 export function endpointsWithoutHeadQuery(trx: Transaction<Database> | Db['kysely']) {
   return trx
     .selectFrom('webhook_endpoints as e')
     .select('e.id')
-    .where(({ exists, not, selectFrom }) =>
-      exists(
-        selectFrom('webhook_deliveries as q')
-          .select(sql`1`.as('one'))
-          .whereRef('q.endpoint_id', '=', 'e.id')
-          .where(sql<SqlBool>`q.status = 'pending' and q.in_order = 1`)
-          .where('q.next_attempt_at', 'is', null),
-      ).and(
-        not(
-          exists(
-            selectFrom('webhook_deliveries as h')
-              .select(sql`1`.as('one'))
-              .whereRef('h.endpoint_id', '=', 'e.id')
-              .where(sql<SqlBool>`h.status = 'pending' and h.in_order = 1`)
-              .where('h.next_attempt_at', 'is not', null),
-          ),
-        ),
-      ),
+    .where(sql<SqlBool>`(select 1 from webhook_deliveries q where q.endpoint_id = e.id and q.status = 'pending' and q.in_order = 1 limit 1) is not null`)
+    .where(
+      sql<SqlBool>`(select 1 from webhook_deliveries h where h.endpoint_id = e.id and h.status = 'pending' and h.in_order = 1 and h.next_attempt_at is not null limit 1) is null`,
     )
     .limit(SWEEP_BATCH);
 }
