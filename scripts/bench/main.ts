@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -18,6 +18,10 @@
  *   ratio is printed (floor/againstFloor.ts);
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
+ *
+ * Then, per database, on a fresh database of its own, the cost of events and webhooks
+ * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
+ * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
 import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
@@ -30,6 +34,7 @@ import { getJson, hammer, type Measured } from './scenarios.ts';
 import { encodedSizes } from './compression.ts';
 import { walkShapes, walksUnderWrites } from './walks.ts';
 import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
+import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +45,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '16' },
     'no-writer': { type: 'boolean', default: false },
     'walk-rounds': { type: 'string', default: '3' },
+    'outbox-only': { type: 'boolean', default: false },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
@@ -139,7 +145,7 @@ async function restore(ds: Dataset) {
   return restored;
 }
 
-for (const dialect of dialects) {
+for (const dialect of values['outbox-only'] ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   for (const size of sizes) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments`);
@@ -158,3 +164,5 @@ for (const dialect of dialects) {
   printFloorRatios(dialect, results);
   if (results.size > 1) printSizeRatios(dialect, results);
 }
+
+for (const dialect of dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

@@ -6,8 +6,6 @@ import { withDeliveryResource } from '../events/deliveryResource.ts';
 
 export type Delivery = Selectable<WebhookDeliveryTable>;
 
-/** Deliveries claimed at once by one sender. */
-const CLAIM_BATCH = 20;
 /** Endpoints whose queue one sweep looks at, at most. */
 const SWEEP_BATCH = 100;
 
@@ -29,14 +27,22 @@ const inOrderPending = sql<SqlBool>`status = 'pending' and in_order = 1`;
  * endpoint: the second sees the first's head and leaves it.
  */
 
-/** The endpoint's next head, unless it has one: its first queued delivery, due now. */
-export async function promoteNext(trx: Transaction<Database>, endpointId: string, now: string): Promise<void> {
+/**
+ * The endpoint's next head, unless it has one: its first queued delivery, due now; or, given
+ * `leaseUntil`, claimed at once by the caller (leased like claimDue's), and returned.
+ */
+export async function promoteNext(trx: Transaction<Database>, endpointId: string, now: string, leaseUntil?: string): Promise<Delivery | undefined> {
   const head = await headQuery(trx, endpointId).executeTakeFirst();
-  if (head) return;
+  if (head) return undefined;
   const next = await nextInOrderQuery(trx, endpointId).executeTakeFirst();
-  if (!next || next.next_attempt_at !== null) return;
+  if (!next || next.next_attempt_at !== null) return undefined;
   const { id, ...changes } = withDeliveryResource({ ...next, next_attempt_at: now, updated_at: now });
-  await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
+  await trx
+    .updateTable('webhook_deliveries')
+    .set({ ...changes, next_attempt_at: leaseUntil ?? now })
+    .where('id', '=', id)
+    .execute();
+  return leaseUntil ? { ...next, ...changes, id, next_attempt_at: leaseUntil } : undefined;
 }
 
 /** Whether the endpoint has a head (index webhook_deliveries_endpoint_head: at most a row an endpoint). */
@@ -87,8 +93,8 @@ async function promoteQueued(trx: Transaction<Database>, now: string): Promise<v
 }
 
 /** Due deliveries, oldest first (index webhook_deliveries_due): heads and resends. */
-export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string) {
-  return trx.selectFrom('webhook_deliveries').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(CLAIM_BATCH);
+export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string, limit = 20) {
+  return trx.selectFrom('webhook_deliveries').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
 }
 
 /**
@@ -98,10 +104,10 @@ export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string)
  * runs at a time. Either way no two senders hold the same delivery; and as only heads are due,
  * no two hold one endpoint's in-order deliveries.
  */
-export async function claimDue(db: Db, now: Date, leaseMs: number): Promise<Delivery[]> {
+export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
   return inWriteTransaction(db, async ({ trx }) => {
     await promoteQueued(trx, now.toISOString());
-    const due = await dueQuery(trx, now.toISOString()).forUpdate().skipLocked().execute();
+    const due = await dueQuery(trx, now.toISOString(), limit).forUpdate().skipLocked().execute();
     if (due.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
     await trx

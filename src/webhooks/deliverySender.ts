@@ -5,6 +5,8 @@ import { withDeliveryResource } from '../events/deliveryResource.ts';
 import { claimDue, promoteNext, type Delivery } from './deliveryQueue.ts';
 import { sendAttempt, signedHeaders, type AttemptOutcome } from './sendAttempt.ts';
 
+/** Deliveries one sender has in flight at most (each endpoint's one at a time). */
+const MAX_IN_FLIGHT = 20;
 /** A claimed delivery is held this long past the attempt's own timeout; a sender that died mid-attempt frees it by then. */
 const LEASE_MARGIN_MS = 30_000;
 /** The longest wait between two attempts. */
@@ -20,9 +22,17 @@ export function retryDelayMs(attempts: number, baseMs: number, random = Math.ran
  * Records an attempt's outcome: done, retry later, or given up (which disables the endpoint,
  * saying why). A delivery's retry window starts at its first attempt, not when it was queued
  * behind earlier events. Once an in-order delivery is done (either way) the endpoint's next
- * event becomes its head, in this transaction, with the endpoint's row locked first.
+ * event becomes its head, in this transaction, with the endpoint's row locked first; with
+ * `chain`, this sender claims it at once and gets it back to send next (no poll in between).
  */
-async function recordOutcome(db: Db, settings: WebhookSettings, delivery: Delivery, outcome: AttemptOutcome, endpointEnabled: boolean) {
+async function recordOutcome(
+  db: Db,
+  settings: WebhookSettings,
+  delivery: Delivery,
+  outcome: AttemptOutcome,
+  endpointEnabled: boolean,
+  chain: boolean,
+): Promise<Delivery | undefined> {
   const now = new Date();
   const attempts = delivery.attempts + 1;
   const firstAttemptAt = delivery.first_attempt_at ?? (delivery.attempts > 0 ? delivery.created_at : now.toISOString());
@@ -40,15 +50,16 @@ async function recordOutcome(db: Db, settings: WebhookSettings, delivery: Delive
     last_error: ok ? null : last,
     updated_at: now.toISOString(),
   });
-  await inWriteTransaction(db, async ({ trx }) => {
+  const leaseUntil = chain ? new Date(now.getTime() + settings.attemptTimeoutMs + LEASE_MARGIN_MS).toISOString() : undefined;
+  return inWriteTransaction(db, async ({ trx }) => {
     // NO KEY UPDATE: it serializes promotions of one endpoint without waiting for writes that are
     // inserting its deliveries (their foreign key check only takes KEY SHARE).
     const current = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).forNoKeyUpdate().executeTakeFirst();
-    if (!current) return; // deleted meanwhile (the delivery went with it)
+    if (!current) return undefined; // deleted meanwhile (the delivery went with it)
     const { id, ...changes } = row;
     await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
-    if (delivery.in_order === 1 && row.status !== 'pending') await promoteNext(trx, delivery.endpoint_id, now.toISOString());
-    if (!endpointEnabled) return;
+    const next = delivery.in_order === 1 && row.status !== 'pending' ? await promoteNext(trx, delivery.endpoint_id, now.toISOString(), leaseUntil) : undefined;
+    if (!endpointEnabled) return next;
     const endpoint = trx.updateTable('webhook_endpoints').where('id', '=', delivery.endpoint_id);
     if (ok) {
       if (current.consecutive_failures !== 0) await endpoint.set({ consecutive_failures: 0 }).execute();
@@ -67,20 +78,18 @@ async function recordOutcome(db: Db, settings: WebhookSettings, delivery: Delive
         })
         .execute();
     }
+    return next;
   });
 }
 
-/** One delivery: sign the event with every secret in force and POST it, then record what happened. */
-async function deliver(db: Db, settings: WebhookSettings, delivery: Delivery): Promise<void> {
+/** One delivery: sign the event with every secret in force and POST it, then record what happened; the endpoint's next delivery if `chain` claimed it. */
+async function deliver(db: Db, settings: WebhookSettings, delivery: Delivery, chain: boolean): Promise<Delivery | undefined> {
   const [endpoint, event] = await Promise.all([
     db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirst(),
     db.kysely.selectFrom('events').select(['id', 'resource']).where('id', '=', delivery.event_id).executeTakeFirst(),
   ]);
-  if (!endpoint || !event) return; // deleted meanwhile (the delivery went with it)
-  if (endpoint.enabled !== 1) {
-    await recordOutcome(db, settings, delivery, { statusCode: null, error: 'endpoint disabled', latencyMs: 0 }, false);
-    return;
-  }
+  if (!endpoint || !event) return undefined; // deleted meanwhile (the delivery went with it)
+  if (endpoint.enabled !== 1) return recordOutcome(db, settings, delivery, { statusCode: null, error: 'endpoint disabled', latencyMs: 0 }, false, chain);
   const now = new Date();
   const secrets = [endpoint.secret];
   if (endpoint.previous_secret && endpoint.previous_secret_until && Date.parse(endpoint.previous_secret_until) > now.getTime())
@@ -92,51 +101,65 @@ async function deliver(db: Db, settings: WebhookSettings, delivery: Delivery): P
     settings.attemptTimeoutMs,
     settings.allowPrivateTargets,
   );
-  await recordOutcome(db, settings, delivery, outcome, true);
+  return recordOutcome(db, settings, delivery, outcome, true, chain);
 }
 
 export interface DeliverySender {
-  /** Claims and sends everything due now; resolves when those attempts are recorded. */
-  runOnce(): Promise<number>;
   /** Stops claiming and waits for the attempts in flight (each bounded by its timeout). */
   stop(): Promise<void>;
 }
 
 /**
- * The sender: every `pollMs` it claims due deliveries and sends them, until stopped. A delivery
- * whose attempt was cut short (SIGKILL, a crash) is claimed again when its lease ends: at least
- * once; the receiver drops a repeat by its `webhook-id`.
+ * The sender: every `pollMs`, and whenever a slot frees, it claims due deliveries (up to
+ * MAX_IN_FLIGHT in flight) and sends them, until stopped. Each claimed delivery starts a chain:
+ * when an in-order one is done, the endpoint's next is claimed in the same transaction and sent
+ * straight after, so a backlog drains at the receiver's pace, one request at a time, while
+ * other endpoints' chains run beside it. A delivery whose attempt was cut short (SIGKILL, a
+ * crash) is claimed again when its lease ends: at least once; the receiver drops a repeat by
+ * its `webhook-id`.
  */
 export function startDeliverySender(db: Db, settings: WebhookSettings, onError: (err: unknown) => void): DeliverySender {
   let stopped = false;
-  let running: Promise<number> | undefined;
-  const runOnce = async () => {
-    let sent = 0;
-    for (;;) {
-      if (stopped) return sent;
-      const claimed = await claimDue(db, new Date(), settings.attemptTimeoutMs + LEASE_MARGIN_MS);
-      if (claimed.length === 0) return sent;
-      await Promise.all(claimed.map((d) => deliver(db, settings, d).catch(onError)));
-      sent += claimed.length;
+  const inFlight = new Set<Promise<void>>();
+  let claiming: Promise<void> | undefined;
+  const leaseMs = settings.attemptTimeoutMs + LEASE_MARGIN_MS;
+  const sendChain = async (first: Delivery) => {
+    let next: Delivery | undefined = first;
+    while (next) {
+      const current: Delivery = next;
+      next = await deliver(db, settings, current, !stopped).catch((err) => {
+        onError(err);
+        return undefined;
+      });
+    }
+  };
+  const claimMore = async () => {
+    while (!stopped && inFlight.size < MAX_IN_FLIGHT) {
+      const claimed = await claimDue(db, new Date(), leaseMs, MAX_IN_FLIGHT - inFlight.size);
+      if (claimed.length === 0) return;
+      for (const delivery of claimed) {
+        const chain: Promise<void> = sendChain(delivery).finally(() => {
+          inFlight.delete(chain);
+          tick();
+        });
+        inFlight.add(chain);
+      }
     }
   };
   const tick = () => {
-    if (running || stopped) return;
-    running = runOnce()
-      .catch((err) => {
-        onError(err);
-        return 0;
-      })
-      .finally(() => (running = undefined));
+    if (claiming || stopped) return;
+    claiming = claimMore()
+      .catch(onError)
+      .finally(() => (claiming = undefined));
   };
   const timer = setInterval(tick, settings.pollMs);
   timer.unref();
   return {
-    runOnce,
     async stop() {
       stopped = true;
       clearInterval(timer);
-      await running;
+      await claiming;
+      await Promise.all([...inFlight]);
     },
   };
 }
