@@ -67,7 +67,7 @@ async function scratchDatabase(dialect: BenchDialect): Promise<{ db: Db; drop: (
 }
 
 export async function measureOutboxCost(dialect: BenchDialect, options: { creates?: number; rounds?: number; log?: (line: string) => void } = {}) {
-  const { creates = 1000, rounds = 5, log = () => {} } = options;
+  const { creates = 300, rounds = 11, log = () => {} } = options;
   const { db, drop } = await scratchDatabase(dialect);
   await migrateToLatest(db.kysely, db.dialect);
   const webhooks = { ...DEFAULT_WEBHOOK_SETTINGS, sender: false, allowPrivateTargets: true, pollMs: 10 };
