@@ -3,9 +3,11 @@ import type { WebhookDeliveryTable } from '../db/schema.ts';
 import { newId } from '../core/resourceId.ts';
 
 type DeliveryColumns = Omit<Selectable<WebhookDeliveryTable>, 'resource'>;
+/** What the API shows of a delivery: not how it is queued. */
+type ShownColumns = Omit<DeliveryColumns, 'in_order' | 'first_attempt_at'>;
 
 /** A delivery as the API shows it (GET /v3/webhook_endpoints/{id}/deliveries), rendered on every write. */
-export function toDeliveryResource(row: DeliveryColumns) {
+export function toDeliveryResource(row: ShownColumns) {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,
