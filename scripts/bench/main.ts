@@ -16,6 +16,8 @@
  *   same tables (count(*) + OFFSET, JSON.stringify), started beside the service; every list case
  *   is hammered on both, back to back, after checking both answer the same envelope, and the
  *   ratio is printed (floor/againstFloor.ts);
+ * - the SQL alone (sqlAlone.ts): the statement behind per_page=5000, run by pgbench (PostgreSQL) or
+ *   in a loop in-process (SQLite), to say how near the database's own rate a big page is served;
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
  *
@@ -35,6 +37,7 @@ import { encodedSizes } from './compression.ts';
 import { walkShapes, walksUnderWrites } from './walks.ts';
 import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
 import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
+import { sqlAloneRate } from './sqlAlone.ts';
 
 const { values } = parseArgs({
   options: {
@@ -110,6 +113,10 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
       await floorServer.stop();
     }
 
+    // The statement behind per_page=5000 alone, with no HTTP and no rendering (sqlAlone.ts).
+    log(`  ${ds.dialect} ${ds.payments}: per_page=5000, the SQL alone`);
+    const sqlAlone = await sqlAloneRate(ds, 5000, seconds, connections);
+
     // Cold pages at any depth, before any walk has been near them.
     const deepPages = await measureDeepPages(base, ds.key, deepShapes(busiest.id), measure);
 
@@ -132,7 +139,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     });
     const walked = walks.pairs[0].without;
     if (walked.rows !== ds.payments) throw new Error(`walk saw ${walked.rows} rows, expected ${ds.payments}`);
-    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest, floor };
+    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest, floor, sqlAlone };
   } finally {
     await server.stop();
   }

@@ -21,6 +21,8 @@ export interface SizeResult {
   restored?: Restored;
   /** The list cases beside the floor, the plainest endpoint over the same tables. */
   floor?: AgainstFloor;
+  /** Statements per second of the SQL behind per_page=5000 alone (sqlAlone.ts). */
+  sqlAlone?: number;
 }
 
 export interface RunShape {
@@ -79,7 +81,7 @@ export function printTable(dialect: BenchDialect, results: Map<number, SizeResul
   row('cold, page=5000&per_page=100', (r) => (r.deep.page5000 ? cell(r.deep.page5000.measured) : `– (last page ${n(r.deep.lastPageAt100)})`));
   row('walk all by links.next, per_page=5000', (r) => `${fmt(r.walk.seconds, 2)} s (server ${fmt(r.walk.serverSeconds, 2)} s) · ${r.walk.pages} pages · ${fmt(r.walk.megabytesPerSecond)} MB/s`);
   row('bytes of a per_page=5000 page: identity · gzip · br', (r) => `${n(r.compressed.identity)} · ${n(r.compressed.gzip)} · ${n(r.compressed.br)}`);
-  row('/health p50 · p99 while serving 5000-row pages', (r) => `${r.healthUnderLoad.p50} · ${r.healthUnderLoad.p99}${r.healthUnderLoad.errors ? ` · ${r.healthUnderLoad.errors} errors` : ''}`);
+  row('/health p50 · p99 (ms) while 16 clients pull 5000-row pages (p99 target < 50)', (r) => `${r.healthUnderLoad.p50} · ${r.healthUnderLoad.p99}${r.healthUnderLoad.errors ? ` · ${r.healthUnderLoad.errors} errors` : ''}`);
   const writer = all.some((r) => r.walks.writer);
   for (const [i, pair] of all[0].walks.pairs.entries()) {
     row(`walk ${pair.shape.name}, no writer`, (r) => walkCell(r.walks.pairs[i].without));
@@ -150,7 +152,8 @@ export function printFloorRatios(dialect: BenchDialect, results: Map<number, Siz
   const sizes = [...results.keys()];
   const names = [...new Set(sizes.flatMap((s) => results.get(s)!.floor?.cases.map((c) => c.name) ?? []))];
   if (names.length === 0) return;
-  console.log(`\n#### ${dialect}: ours ÷ the floor (plainest endpoint: count(*) + OFFSET, JSON.stringify), req/s (target ≥ 1)\n`);
+  const target = dialect === 'postgres' ? '≥ 1' : '≥ 1.5';
+  console.log(`\n#### ${dialect}: ours ÷ the floor (plainest endpoint: count(*) + OFFSET, JSON.stringify), req/s (target ${target}; per_page=5000 ≥ 2)\n`);
   console.log(`| case | ${sizes.map((s) => `${n(s)} payments: ratio · ours req/s, p50 · floor req/s, p50`).join(' | ')} |`);
   console.log(`|---|${sizes.map(() => '---').join('|')}|`);
   for (const name of names) {
@@ -167,5 +170,12 @@ export function printFloorRatios(dialect: BenchDialect, results: Map<number, Siz
     if (!f) return '–';
     return `**${ratio(f.serverSeconds, r.walk.serverSeconds)}** · ours ${fmt(r.walk.serverSeconds, 2)} s · floor ${fmt(f.serverSeconds, 2)} s (wall ${fmt(r.walk.seconds, 2)} · ${fmt(f.seconds, 2)} s)`;
   });
-  console.log(`| walk all payments at per_page=5000, server time: floor ÷ ours | ${walks.join(' | ')} |`);
+  console.log(`| walk all payments at per_page=5000, server time: floor ÷ ours (target ≥ 5 at 1M) | ${walks.join(' | ')} |`);
+  const alone = sizes.map((s) => {
+    const r = results.get(s)!;
+    const ours = r.floor?.cases.find((c) => c.name === 'per_page=5000')?.ours.rps;
+    if (!r.sqlAlone || !ours) return '–';
+    return `**${ratio(ours, r.sqlAlone)}** · ours ${fmt(ours, 0)} req/s · SQL alone ${fmt(r.sqlAlone, 0)}/s`;
+  });
+  console.log(`| per_page=5000: ours ÷ the SQL alone (target ≥ 0.33) | ${alone.join(' | ')} |`);
 }

@@ -1,5 +1,7 @@
-import type { Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import { CompiledQuery, type Kysely } from 'kysely';
+import type { ApiKeyTable, Database, Dialect } from '../db/schema.ts';
+import { PREPARED } from '../db/preparedStatements.ts';
+import { StatementTemplates } from '../db/statementTemplates.ts';
 import { newId } from '../core/resourceId.ts';
 import { generateApiKey, type Scope } from './apiKey.ts';
 
@@ -48,13 +50,33 @@ export async function createApiKey(db: Kysely<Database>, tenantId: string, scope
   return key;
 }
 
-/** The key with this hash, revoked and expired ones too: the caller says which it is. */
-export async function findKeyByHash(db: Kysely<Database>, hash: string) {
-  return db
-    .selectFrom('api_keys')
-    .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
-    .where('key_hash', '=', hash)
-    .executeTakeFirst();
+const statements = new StatementTemplates();
+
+type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 'revoked_at' | 'expires_at' | 'last_used_at' | 'replaced_by'>;
+
+/**
+ * The key with this hash, revoked and expired ones too: the caller says which it is. Every
+ * request runs it, so it is compiled once per dialect and prepared by name on PostgreSQL.
+ */
+export async function findKeyByHash(db: Kysely<Database>, dialect: Dialect, hash: string) {
+  const compiled = statements.statement(
+    dialect,
+    (slot) => {
+      const select = db
+        .selectFrom('api_keys')
+        .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
+        .where('key_hash', '=', slot<string>('hash'));
+      return {
+        compile: () => {
+          const { sql, parameters } = select.compile();
+          return CompiledQuery.raw(PREPARED + sql, [...parameters]);
+        },
+      };
+    },
+    { hash },
+  );
+  const { rows } = await db.executeQuery<KeyRow>(compiled);
+  return rows[0];
 }
 
 export async function listTenants(db: Kysely<Database>) {

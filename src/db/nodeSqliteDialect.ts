@@ -48,16 +48,30 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   /**
-   * When the current stretch of synchronous work began. Kept per connection, not per
-   * statement: a chain of short statements (the skip hops, a transaction's writes) awaits only
-   * settled promises, which let microtasks in but never I/O, so it must yield too.
+   * When the current stretch of synchronous work began; undefined once the event loop has
+   * turned since (nothing of ours then holds it). Kept per connection, not per statement: a
+   * chain of short statements (the skip hops, a transaction's writes) awaits only settled
+   * promises, which let microtasks in but never I/O, so it must yield too. A statement that
+   * starts after the loop turned begins a new stretch instead of yielding at once: the request
+   * arriving after an idle spell, say, has held the loop for nothing yet.
    */
-  #stretchStarted = performance.now();
+  #stretchStarted: number | undefined;
+  #stretches = 0;
+
+  #beginStretch(): void {
+    this.#stretchStarted = performance.now();
+    const stretch = ++this.#stretches;
+    // Runs when the loop turns: the stretch is over unless a newer one has begun meanwhile.
+    setImmediate(() => {
+      if (this.#stretches === stretch) this.#stretchStarted = undefined;
+    });
+  }
 
   async #yieldIfLong(): Promise<void> {
+    if (this.#stretchStarted === undefined) return this.#beginStretch();
     if (performance.now() - this.#stretchStarted > MAX_STRETCH_MS) {
       await nextTurn();
-      this.#stretchStarted = performance.now();
+      this.#beginStretch();
     }
   }
 

@@ -1,4 +1,4 @@
-import { sql, type Compilable, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
@@ -6,7 +6,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
-import { StatementTemplates } from './statementTemplates.ts';
+import { StatementTemplates } from '../db/statementTemplates.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
@@ -48,6 +48,20 @@ export interface ListPage {
   /** Each row as its stored JSON text, in order. */
   rows: string[];
   strategy: PageStrategy;
+}
+
+/** The rows of a page that one statement answers, each with the total (PostgreSQL: one row with a null resource when there are none). */
+interface RowWithTotal {
+  total: number | string | null;
+  resource: string | null;
+}
+
+/** The page in the rows of one statement; undefined when none came (SQLite's form then says nothing of the total). */
+function pageOfRows(rows: RowWithTotal[], offset: number, how: PageStrategy): ListPage | undefined {
+  if (rows.length === 0) return undefined;
+  const total = Number(rows[0].total);
+  const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
+  return { total, rows: resources, strategy: offset >= total ? 'past-end' : how };
 }
 
 interface ListRequest {
@@ -128,32 +142,6 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   return { total, rows: page.rows, strategy: page.how };
 }
 
-/** PostgreSQL: total and rows from one statement (`select t.n as total, p.resource from t left join lateral (page) p on true`). */
-function pageOfOneStatement(rows: Array<{ total: number | string; resource: string | null }>, offset: number, how: PageStrategy): ListPage {
-  const total = Number(rows[0].total);
-  const resources = rows[0].resource === null ? [] : rows.map((r) => r.resource as string);
-  return { total, rows: resources, strategy: offset >= total ? 'past-end' : how };
-}
-
-async function oneStatement(db: Kysely<Database>, statement: RawBuilder<unknown>, offset: number, how: PageStrategy): Promise<ListPage> {
-  const { rows } = await (statement as RawBuilder<{ total: number | string; resource: string | null }>).execute(db);
-  return pageOfOneStatement(rows, offset, how);
-}
-
-/**
- * SQLite: the page's rows with the total as a column of each (one statement is one snapshot),
- * the statement's own ORDER BY giving the order. A page with no rows says nothing of the total:
- * undefined, and the caller reads both again in a read transaction.
- */
-async function rowsWithTotal(
-  select: { execute(): Promise<Array<{ total: number | string | null; resource: string }>> },
-  how: PageStrategy,
-): Promise<ListPage | undefined> {
-  const rows = await select.execute();
-  if (rows.length === 0) return undefined;
-  return { total: Number(rows[0].total), rows: rows.map((r) => r.resource), strategy: how };
-}
-
 /** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
 function bucketPageStatement(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
   const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'postgres');
@@ -173,52 +161,94 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
   return page.rows(withCtes).select(sql<number>`(select n from t)`.as('total'));
 }
 
+/**
+ * The first pages (a skip below plainOffsetUpTo), by OFFSET, with the total, as one statement:
+ * PostgreSQL `select t.n as total, p.resource from t left join lateral (page) p on true`; SQLite
+ * the page's own select with the total as a column of each row.
+ */
+function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
+  const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
+  if (dialect === 'sqlite') return page.select(totalSelect(db, list).as('total'));
+  const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
+  return { compile: () => statement.compile(db) };
+}
+
 const templates = new StatementTemplates();
 
 /**
- * The compiled bucket statement of a list, built once per shape (statementTemplates.ts): the
- * list with a placeholder for every value (tenant, account, filter values, the slice's accounts
- * and statuses, offset, per_page), keyed by everything the SQL is decided from. Bucketed lists
- * filter only by any-of status and account (countedSlice), whose values go to the SQL as they are.
+ * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a
+ * deep page placed by bucket counts), built once per list shape (statementTemplates.ts): the list
+ * with a placeholder for every value (tenant, account, endpoint, filter values, the slice's
+ * accounts and statuses, offset, per_page), keyed by everything the SQL is decided from.
+ * Undefined for a `contains` filter, whose SQL value is derived from the request's (the LIKE
+ * pattern): such lists are built per request.
  */
-function bucketPageCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
+function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined) {
   const { scope, query, slice } = list;
-  const values: Record<string, unknown> = { tenant: scope.tenantId, account: scope.accountId, offset: paging.offset, perPage: paging.perPage };
-  query.conditions.forEach((c, i) => (c.match === 'in' ? c.values : []).forEach((v, j) => (values[`c${i}.${j}`] = v)));
-  slice!.accounts.forEach((v, j) => (values[`a${j}`] = v));
-  slice!.statuses.forEach((v, j) => (values[`s${j}`] = v));
+  if (query.conditions.some((c) => c.match === 'contains')) return undefined;
+  const values: Record<string, unknown> = {
+    tenant: scope.tenantId,
+    account: scope.accountId,
+    endpoint: scope.endpointId,
+    offset: paging.offset,
+    perPage: paging.perPage,
+  };
+  query.conditions.forEach((c, i) => {
+    if (c.match === 'in') c.values.forEach((v, j) => (values[`c${i}.${j}`] = v));
+    else values[`c${i}`] = c.value;
+  });
+  slice?.accounts.forEach((v, j) => (values[`a${j}`] = v));
+  slice?.statuses.forEach((v, j) => (values[`s${j}`] = v));
   const key = JSON.stringify([
     dialect,
     list.table,
     scope.accountId !== undefined,
+    scope.endpointId !== undefined,
     query.sort,
-    search.kind,
-    search.column,
-    search.direction,
-    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : 0]),
-    slice!.accounts.length,
-    slice!.statuses.length,
+    search ? [search.kind, search.column, search.direction] : 'offset',
+    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : c.match === 'range' ? c.op : 0]),
+    slice ? [slice.accounts.length, slice.statuses.length] : null,
   ]);
   return templates.statement(
     key,
     (slot) => {
       const slotted: ListRequest = {
         table: list.table,
-        scope: { tenantId: slot('tenant'), ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}) },
+        scope: {
+          tenantId: slot('tenant'),
+          ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}),
+          ...(scope.endpointId !== undefined ? { endpointId: slot<string>('endpoint') } : {}),
+        },
         query: {
           sort: query.sort,
-          conditions: query.conditions.map((c, i) => (c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : c)),
+          conditions: query.conditions.map((c, i) =>
+            c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : { ...c, value: slot<string>(`c${i}`) },
+          ),
         },
-        slice: { accounts: slice!.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice!.statuses.map((_, j) => slot<string>(`s${j}`)) },
+        slice: slice && { accounts: slice.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice.statuses.map((_, j) => slot<string>(`s${j}`)) },
       };
-      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
+      if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
+      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
       if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },
     values,
   );
+}
+
+/** The one statement that reads one of a list's first pages and its total, as the service sends it (for the bench's "SQL alone"). */
+export function offsetPageQuery(
+  db: Kysely<Database>,
+  dialect: Dialect,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+): CompiledQuery {
+  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
@@ -252,29 +282,13 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
   const { offset, perPage } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   // One statement is one snapshot: total and rows together, one round trip.
-  if (dialect === 'postgres') {
-    if (offset < tuning.plainOffsetUpTo) {
-      const page = offsetPageSelect(db, table, scope, query, offset, perPage);
-      return oneStatement(
-        db,
-        sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`,
-        offset,
-        'offset',
-      );
-    }
-    if (search) {
-      const { rows } = await db.executeQuery<{ total: number | string; resource: string | null }>(bucketPageCompiled(db, dialect, list, search, paging));
-      const page = pageOfOneStatement(rows, offset, 'buckets');
-      // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
-      // if they ever did, the page is found the slow exact way rather than answered empty.
-      if (page.rows.length > 0 || page.strategy === 'past-end') return page;
-    }
-  } else if (offset < tuning.plainOffsetUpTo || search) {
-    const select = search
-      ? { execute: async () => (await db.executeQuery<{ total: number; resource: string }>(bucketPageCompiled(db, dialect, list, search, paging))).rows }
-      : offsetPageSelect(db, table, scope, query, offset, perPage).select(totalSelect(db, list).as('total'));
-    const page = await rowsWithTotal(select, search ? 'buckets' : 'offset');
-    if (page) return page;
+  if (offset < tuning.plainOffsetUpTo || search) {
+    const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? offsetPageStatement(db, dialect, list, paging).compile();
+    const page = pageOfRows((await db.executeQuery<RowWithTotal>(compiled)).rows, offset, search ? 'buckets' : 'offset');
+    // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
+    // if they ever did, the page is found the slow exact way rather than answered empty. On
+    // SQLite a page with no rows says nothing of the total: both are read again in a transaction.
+    if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return page;
   }
   let transaction = db.transaction();
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');

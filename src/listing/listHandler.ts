@@ -1,13 +1,19 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { buildEnvelope } from '../pagination/buildEnvelope.ts';
-import { envelopeJson } from '../pagination/envelopeJson.ts';
+import { buildPageFrame } from '../pagination/buildEnvelope.ts';
+import { envelopeBody } from '../pagination/envelopeBody.ts';
 import { linkHeader } from '../pagination/linkHeader.ts';
-import { parsePageParams } from '../pagination/pageParams.ts';
+import { parsePageParams, type PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from './requestOrigin.ts';
-import { fetchListPage, type ListContext, type ListScope, type ListTable } from './fetchListPage.ts';
+import { fetchListPage, type ListContext, type ListPage, type ListScope, type ListTable } from './fetchListPage.ts';
 import type { ListSpec } from './listSpec.ts';
 import { parseListQuery, type RawListQuery } from './parseListQuery.ts';
 import { listQueryFieldErrors } from './queryErrors.ts';
+import { RowsInFlight } from './rowsInFlight.ts';
+
+/** Pages from this size on share RowsInFlight; smaller ones never wait behind them. */
+const BIG_PAGE_FROM = 1000;
+/** Two 5000-row pages at a time per process (measured in docs/performance.md, Per-request cost). */
+const bigPageRows = new RowsInFlight(10_000);
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -42,18 +48,26 @@ export function listHandler(endpoint: ListEndpoint) {
     const paging = parsePageParams(raw);
     const query = parseListQuery(spec, raw);
     const scope = await endpoint.scopeOf(request);
-    const { total, rows, strategy } = await fetchListPage(lists, table, scope, query, paging);
+    const release = paging.perPage >= BIG_PAGE_FROM ? await bigPageRows.take(paging.perPage) : undefined;
+    try {
+      return sendPage(request, reply, paging, await fetchListPage(lists, table, scope, query, paging));
+    } finally {
+      release?.();
+    }
+  };
+
+  function sendPage(request: FastifyRequest, reply: FastifyReply, paging: PageParams, { total, rows, strategy }: ListPage) {
     reply.header('x-page-strategy', strategy);
-    const envelope = buildEnvelope({
+    const frame = buildPageFrame({
       origin: requestOrigin(request, publicUrl),
       pathAndQuery: request.url,
       total,
       page: paging.page,
       perPage: paging.perPage,
-      rows,
+      count: rows.length,
     });
-    reply.header('link', linkHeader(envelope.links));
-    // The rows are JSON already; the envelope around them is the compiled contract (see envelopeJson.ts).
-    return reply.type('application/json; charset=utf-8').send(envelopeJson(envelope));
-  };
+    reply.header('link', linkHeader(frame.links));
+    // The rows are JSON already; the envelope is written around them (envelopeBody.ts).
+    return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
+  }
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { registeredRoutes } from '../support/routeList.ts';
@@ -76,6 +77,18 @@ describe('methods, HEAD, revalidation and the auth scheme over HTTP', { timeout:
         expect(revalidated.headers.vary).toBe(full.headers.vary);
       }
     }
+  });
+
+  it('tags a large body, hashed off the event loop, with the SHA-256 of its bytes like a small one, and revalidates it', async () => {
+    const small = await request('GET', '/v3/accounts?per_page=1');
+    const large = await request('GET', '/v3/openapi.json');
+    expect(large.rawPayload.length).toBeGreaterThan(64 * 1024);
+    for (const response of [small, large]) {
+      const sha = createHash('sha256').update(response.rawPayload).digest('base64url').slice(0, 27);
+      expect(response.headers.etag).toBe(`"${sha}"`);
+    }
+    const again = await request('GET', '/v3/openapi.json', { 'if-none-match': large.headers.etag as string });
+    expect(again.statusCode).toBe(304);
   });
 
   it('reads the Authorization scheme without regard to case', async () => {

@@ -63,6 +63,7 @@ const toPayment = (r: Row) => ({
   currency: r.currency,
   status: r.status,
   amount_refunded: Number(r.amount_refunded),
+  refund_reason: r.refund_reason,
   method: 'card',
   card: { brand: r.card_brand, last4: r.card_last4, exp_month: r.card_exp_month, exp_year: r.card_exp_year, fingerprint: r.card_fingerprint },
   description: r.description,
@@ -87,7 +88,7 @@ const toAccount = (r: Row) => ({
 });
 
 const PAYMENT_COLUMNS =
-  'id, account_id, amount, currency, status, amount_refunded, card_brand, card_last4, card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at';
+  'id, account_id, amount, currency, status, amount_refunded, refund_reason, card_brand, card_last4, card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at';
 const ACCOUNT_COLUMNS = 'id, name, email, currency, status, metadata, created_at, updated_at';
 const SORTS: Record<string, Record<string, string>> = {
   payments: { created_at: 'created_at, id', '-created_at': 'created_at desc, id desc', amount: 'amount, id', '-amount': 'amount desc, id desc' },

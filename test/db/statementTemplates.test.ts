@@ -1,6 +1,6 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { StatementTemplates } from '../../src/listing/statementTemplates.ts';
+import { StatementTemplates } from '../../src/db/statementTemplates.ts';
 
 const db = new Kysely<{ t: { a: string; b: number } }>({
   dialect: {

@@ -1,0 +1,32 @@
+import { DatabaseSync } from 'node:sqlite';
+import { Kysely, sql } from 'kysely';
+import { afterAll, describe, expect, it } from 'vitest';
+import { nodeSqliteDialect } from '../../src/db/nodeSqliteDialect.ts';
+
+const raw = new DatabaseSync(':memory:');
+const db = new Kysely<Record<string, never>>({ dialect: nodeSqliteDialect(raw) });
+afterAll(() => db.destroy());
+
+/** Whether a callback queued for the loop's next turn ran before `work` settled. */
+async function loopTurnedDuring(work: () => Promise<unknown>): Promise<boolean> {
+  let turned = false;
+  setImmediate(() => (turned = true));
+  await work();
+  return turned;
+}
+
+const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the node:sqlite driver', () => {
+  it('does not hand the loop over before a short statement that starts after an idle spell', async () => {
+    await idle(20);
+    expect(await loopTurnedDuring(() => sql`select 1`.execute(db))).toBe(false);
+  });
+
+  it('hands the loop over while reading a result too long to read in one stretch', async () => {
+    const many = sql`with recursive n(i) as (select 1 union all select i + 1 from n where i < 300000) select i, printf('%0100d', i) as padding from n`;
+    const { rows } = await many.execute(db);
+    expect(rows).toHaveLength(300_000);
+    expect(await loopTurnedDuring(() => many.execute(db))).toBe(true);
+  });
+});
