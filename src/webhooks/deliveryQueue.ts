@@ -98,15 +98,17 @@ export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string,
 }
 
 /**
- * Makes the heads of idle endpoints, then claims due deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
+ * Makes the heads of idle endpoints (with `sweep`: on the poll, not every time a slot frees),
+ * then claims due deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
  * transaction. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every instance and worker claim at
  * once, each a different set; on SQLite a write transaction holds the whole file, so one claim
  * runs at a time. Either way no two senders hold the same delivery; and as only heads are due,
  * no two hold one endpoint's in-order deliveries.
  */
-export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number): Promise<Delivery[]> {
+export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number, sweep: boolean): Promise<Delivery[]> {
   return inWriteTransaction(db, async ({ trx }) => {
-    await promoteQueued(trx, now.toISOString());
+    if (sweep) await promoteQueued(trx, now.toISOString());
+    if (limit <= 0) return [];
     const due = await dueQuery(trx, now.toISOString(), limit).forUpdate().skipLocked().execute();
     if (due.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();

@@ -133,9 +133,16 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, onError: 
       });
     }
   };
+  // The sweep for idle endpoints (a probe per endpoint) runs once per poll, even with every slot
+  // taken (another process may have room for what it makes due); a freed slot only claims.
+  let sweepDue = false;
   const claimMore = async () => {
-    while (!stopped && inFlight.size < MAX_IN_FLIGHT) {
-      const claimed = await claimDue(db, new Date(), leaseMs, MAX_IN_FLIGHT - inFlight.size);
+    for (;;) {
+      const room = MAX_IN_FLIGHT - inFlight.size;
+      if (stopped || (room <= 0 && !sweepDue)) return;
+      const sweep = sweepDue;
+      sweepDue = false;
+      const claimed = await claimDue(db, new Date(), leaseMs, Math.max(0, room), sweep);
       if (claimed.length === 0) return;
       for (const delivery of claimed) {
         const chain: Promise<void> = sendChain(delivery).finally(() => {
@@ -152,7 +159,10 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, onError: 
       .catch(onError)
       .finally(() => (claiming = undefined));
   };
-  const timer = setInterval(tick, settings.pollMs);
+  const timer = setInterval(() => {
+    sweepDue = true;
+    tick();
+  }, settings.pollMs);
   timer.unref();
   return {
     async stop() {
