@@ -231,3 +231,15 @@ export type AccountSortField = 'created_at' | 'name';
 
 /** The fields payments sort by. */
 export type PaymentSortField = 'created_at' | 'amount';
+
+/** The names `fields[accounts]` takes. */
+export type AccountFieldName = 'id' | 'name' | 'email' | 'currency' | 'status' | 'metadata' | 'created_at' | 'updated_at';
+
+/** The names `fields[payments]` takes. */
+export type PaymentFieldName = 'id' | 'account_id' | 'amount' | 'currency' | 'status' | 'amount_refunded' | 'refund_reason' | 'method' | 'card' | 'description' | 'reference' | 'failure_code' | 'failure_message' | 'metadata' | 'captured_at' | 'created_at' | 'updated_at';
+
+/** The names `fields[events]` takes. */
+export type EventFieldName = 'id' | 'type' | 'created_at' | 'data';
+
+/** What `expand[]` takes on payments. */
+export type PaymentExpansion = 'account';

@@ -1,8 +1,14 @@
-import { ListRequest } from './listRequest.ts';
+import { ListRequest, listQueryString } from './listRequest.ts';
 import { exportRecords } from './exportRecords.ts';
 import { Transport, type CallOptions, type ClientOptions } from './transport.ts';
 import type {
   Account,
+  AccountAs,
+  AccountReadParams,
+  EventAs,
+  EventReadParams,
+  PaymentAs,
+  PaymentReadParams,
   AccountExportParams,
   AccountListParams,
   CaptureInput,
@@ -45,16 +51,24 @@ export class PaymentsClient {
   }
 }
 
+/** `?fields[…]=…&expand[]=…` of a single read, from the options that also carry the call's own. */
+function readQuery(options: (CallOptions & { fields?: object; expand?: readonly string[] }) | undefined): string {
+  return listQueryString({ fields: options?.fields, expand: options?.expand });
+}
+
 async function data<T>(promise: Promise<{ body: One<T> }>): Promise<T> {
   return (await promise).body.data;
 }
 
 function accountsOf(http: Transport) {
   return {
-    list: (params: AccountListParams = {}, options?: CallOptions) => new ListRequest<Account>(http, '/v3/accounts', params, options),
+    /** `fields: { accounts: [...] }` narrows each item's type to those fields. */
+    list: <const P extends AccountListParams = AccountListParams>(params: P = {} as P, options?: CallOptions) =>
+      new ListRequest<AccountAs<P>>(http, '/v3/accounts', params, options),
     /** Every account the list would show, in one request from one snapshot: `for await (const a of client.accounts.export())`. */
     export: (params: AccountExportParams = {}) => exportRecords<Account>(http, '/v3/accounts/export', params),
-    get: (account: string, options?: CallOptions) => data<Account>(http.request('GET', `/v3/accounts/${id(account)}`, undefined, options)),
+    get: <const P extends AccountReadParams = AccountReadParams>(account: string, options?: CallOptions & P) =>
+      data<AccountAs<P>>(http.request('GET', `/v3/accounts/${id(account)}${readQuery(options)}`, undefined, options)),
     create: (input: CreateAccountInput, options?: CallOptions) => data<Account>(http.request('POST', '/v3/accounts', input, options)),
     update: (account: string, changes: UpdateAccountInput, options?: CallOptions) =>
       data<Account>(http.request('PATCH', `/v3/accounts/${id(account)}`, changes, options)),
@@ -62,8 +76,8 @@ function accountsOf(http: Transport) {
       await http.request('DELETE', `/v3/accounts/${id(account)}`, undefined, options);
     },
     /** One account's payments (404 problem if the account is not yours). */
-    payments: (account: string, params: PaymentListParams = {}, options?: CallOptions) =>
-      new ListRequest<Payment>(http, `/v3/accounts/${id(account)}/payments`, params, options),
+    payments: <const P extends PaymentListParams = PaymentListParams>(account: string, params: P = {} as P, options?: CallOptions) =>
+      new ListRequest<PaymentAs<P>>(http, `/v3/accounts/${id(account)}/payments`, params, options),
     /** Every payment of one account, as `payments.export` does. */
     exportPayments: (account: string, params: PaymentExportParams = {}) => exportRecords<Payment>(http, `/v3/accounts/${id(account)}/payments/export`, params),
   };
@@ -71,10 +85,13 @@ function accountsOf(http: Transport) {
 
 function paymentsOf(http: Transport) {
   return {
-    list: (params: PaymentListParams = {}, options?: CallOptions) => new ListRequest<Payment>(http, '/v3/payments', params, options),
+    /** `fields: { payments: [...] }` narrows each item's type; `expand: ['account']` adds `account` (trimmed by `fields.accounts`). */
+    list: <const P extends PaymentListParams = PaymentListParams>(params: P = {} as P, options?: CallOptions) =>
+      new ListRequest<PaymentAs<P>>(http, '/v3/payments', params, options),
     /** Every payment the list would show, in one request from one snapshot: `for await (const p of client.payments.export({ filter }))`. */
     export: (params: PaymentExportParams = {}) => exportRecords<Payment>(http, '/v3/payments/export', params),
-    get: (payment: string, options?: CallOptions) => data<Payment>(http.request('GET', `/v3/payments/${id(payment)}`, undefined, options)),
+    get: <const P extends PaymentReadParams = PaymentReadParams>(payment: string, options?: CallOptions & P) =>
+      data<PaymentAs<P>>(http.request('GET', `/v3/payments/${id(payment)}${readQuery(options)}`, undefined, options)),
     create: (input: CreatePaymentInput, options?: CallOptions) => data<Payment>(http.request('POST', '/v3/payments', input, options)),
     capture: (payment: string, input: CaptureInput = {}, options?: CallOptions) =>
       data<Payment>(http.request('POST', `/v3/payments/${id(payment)}/capture`, input, options)),
@@ -87,7 +104,8 @@ function paymentsOf(http: Transport) {
 function eventsOf(http: Transport) {
   return {
     /** Oldest first: walk it to catch up on what happened (filter by type, resource_id, created_at). */
-    list: (params: EventListParams = {}) => new ListRequest<Event>(http, '/v3/events', params),
-    get: (event: string) => data<Event>(http.request('GET', `/v3/events/${id(event)}`)),
+    list: <const P extends EventListParams = EventListParams>(params: P = {} as P) => new ListRequest<EventAs<P>>(http, '/v3/events', params),
+    get: <const P extends EventReadParams = EventReadParams>(event: string, options?: P) =>
+      data<EventAs<P>>(http.request('GET', `/v3/events/${id(event)}${readQuery(options)}`)),
   };
 }

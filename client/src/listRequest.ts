@@ -3,8 +3,18 @@ import type { CallOptions, Transport } from './transport.ts';
 
 type Query = Record<string, unknown>;
 
-/** `filter[a]=x,y&filter[b][gte]=1&sort=-b&per_page=100&page=2`, keeping brackets readable. */
-export function listQueryString(params: { filter?: object; sort?: string; perPage?: number; page?: number }): string {
+/** What a list request may carry. */
+export interface ListQueryParams {
+  filter?: object;
+  sort?: string;
+  perPage?: number;
+  page?: number;
+  fields?: object;
+  expand?: readonly string[];
+}
+
+/** `filter[a]=x,y&filter[b][gte]=1&sort=-b&per_page=100&page=2&fields[payments]=id,amount&expand[]=account`, keeping brackets readable. */
+export function listQueryString(params: ListQueryParams): string {
   const parts: string[] = [];
   const add = (name: string, value: unknown) => {
     if (value === undefined || value === null) return;
@@ -23,6 +33,8 @@ export function listQueryString(params: { filter?: object; sort?: string; perPag
   add('sort', params.sort);
   add('per_page', params.perPage);
   add('page', params.page);
+  for (const [type, names] of Object.entries((params.fields ?? {}) as Query)) add(`fields[${type}]`, names);
+  for (const name of params.expand ?? []) parts.push(`expand[]=${encodeURIComponent(name)}`);
   return parts.length ? `?${parts.join('&')}` : '';
 }
 
@@ -33,11 +45,11 @@ export function listQueryString(params: { filter?: object; sort?: string; perPag
 export class ListRequest<T> implements AsyncIterable<T> {
   private readonly transport: Transport;
   private readonly path: string;
-  private readonly params: { filter?: object; sort?: string; perPage?: number; page?: number };
+  private readonly params: ListQueryParams;
   private readonly options: CallOptions;
 
   /** `options` apply to each page's request (a time limit per page; a signal ends the walk). */
-  constructor(transport: Transport, path: string, params: { filter?: object; sort?: string; perPage?: number; page?: number }, options: CallOptions = {}) {
+  constructor(transport: Transport, path: string, params: ListQueryParams, options: CallOptions = {}) {
     this.transport = transport;
     this.path = path;
     this.params = params;

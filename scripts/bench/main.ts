@@ -29,7 +29,7 @@ import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
 import { deepShapes, measureDeepPages } from './deepPages.ts';
-import { printDepthAndWriteRatios, printFloorRatios, printSizeRatios, printTable, type SizeResult } from './report.ts';
+import { printDepthAndWriteRatios, printFloorRatios, printSizeRatios, printSparseRatios, printTable, SPARSE_FIELDS, SPARSE_SCENARIO, type SizeResult } from './report.ts';
 import { restoreDataset } from './restore.ts';
 import { startServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
@@ -78,6 +78,9 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     };
     await run('page 1', `${base}/payments`);
     await run('page 1, per_page=5000', `${base}/payments?per_page=5000`);
+    // The same page as three fields (issue 15: at least 3x smaller, not slower), right after the full one.
+    await run(SPARSE_SCENARIO, `${base}/payments?per_page=5000&${SPARSE_FIELDS}`);
+    const sparseBytes = (await encodedSizes(`${base}/payments?per_page=5000&${SPARSE_FIELDS}`, ds.key, ['identity'])).identity;
     await run('page 1, filter[status]=succeeded', `${base}/payments?filter[status]=succeeded`);
     await run('filter[status]=failed&sort=-amount', `${base}/payments?filter[status]=failed&sort=-amount`);
     await run('one account’s payments', `${base}/accounts/${account}/payments`);
@@ -139,7 +142,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     });
     const walked = walks.pairs[0].without;
     if (walked.rows !== ds.payments) throw new Error(`walk saw ${walked.rows} rows, expected ${ds.payments}`);
-    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, busiest, floor, sqlAlone };
+    return { scenarios, deep: deepPages, walk: walked, walks, healthUnderLoad, compressed, sparseBytes, busiest, floor, sqlAlone };
   } finally {
     await server.stop();
   }
@@ -168,6 +171,7 @@ for (const dialect of values['outbox-only'] ? [] : dialects) {
   }
   printTable(dialect, results, { seconds, connections });
   printDepthAndWriteRatios(dialect, results);
+  printSparseRatios(dialect, results);
   printFloorRatios(dialect, results);
   if (results.size > 1) printSizeRatios(dialect, results);
 }

@@ -12,6 +12,7 @@ import { CaptureBody, CreatePaymentBody, RefundBody } from '../../src/payments/p
 import { Type } from 'typebox';
 import { EventSchema } from '../../src/webhooks/eventSchema.ts';
 import { eventListSpec } from '../../src/webhooks/eventListSpec.ts';
+import { paymentRepresentation } from '../../src/payments/paymentRepresentation.ts';
 
 /** Where the client keeps its types: it ships on its own and imports nothing from the server. */
 export const CLIENT_TYPES = new URL('../../client/src/apiTypes.ts', import.meta.url);
@@ -74,6 +75,7 @@ function filtersOf(spec: ListSpec): string {
   return `{\n${lines.join('\n')}\n}`;
 }
 
+const names = (values: readonly string[]) => values.map((v) => `'${v}'`).join(' | ');
 const named = (name: string, schema: Schema, doc: string) => `/** ${doc} */\nexport type ${name} = ${typeOf(schema, '')};\n`;
 const sorts = (spec: ListSpec) =>
   Object.keys(spec.sorts)
@@ -104,6 +106,10 @@ export function clientTypes(): string {
     `/** The fields events sort by. */\nexport type EventSortField = ${sorts(eventListSpec)};\n`,
     `/** The fields accounts sort by. */\nexport type AccountSortField = ${sorts(accountListSpec)};\n`,
     `/** The fields payments sort by. */\nexport type PaymentSortField = ${sorts(paymentListSpec)};\n`,
+    `/** The names \`fields[accounts]\` takes. */\nexport type AccountFieldName = ${names(Object.keys(AccountSchema.properties))};\n`,
+    `/** The names \`fields[payments]\` takes. */\nexport type PaymentFieldName = ${names(Object.keys(PaymentSchema.properties))};\n`,
+    `/** The names \`fields[events]\` takes. */\nexport type EventFieldName = ${names(Object.keys(EventSchema.properties))};\n`,
+    `/** What \`expand[]\` takes on payments. */\nexport type PaymentExpansion = ${names(paymentRepresentation(null as never).expansions.map((e) => e.name))};\n`,
   ].join('\n');
 }
 

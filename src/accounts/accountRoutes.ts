@@ -10,7 +10,8 @@ import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
 import { findAccount } from './accountQueries.ts';
-import { sendStoredResource } from '../listing/sendStoredResource.ts';
+import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { accountRepresentation } from './accountRepresentation.ts';
 import { AccountSchema } from './accountSchema.ts';
 
 export const AccountParams = Type.Object({ account: Type.String() });
@@ -18,30 +19,40 @@ export const AccountParams = Type.Object({ account: Type.String() });
 export function registerAccountRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   // Request and reply types come from the route schemas (TypeBox), never restated.
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const singleRead = singleReadRoute(accountRepresentation);
   app.get('/v3/accounts', {
-    config: { scope: 'read', ...listRouteConfig(accountListSpec) },
+    config: { scope: 'read', ...listRouteConfig(accountListSpec, accountRepresentation) },
     schema: {
       summary: 'List accounts',
       tags: ['accounts'],
-      querystring: listQuerySchema(accountListSpec),
+      querystring: listQuerySchema(accountListSpec, accountRepresentation),
       response: { 200: EnvelopeSchema(AccountSchema) },
     },
-    handler: listHandler({ lists, table: 'accounts', spec: accountListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
+    handler: listHandler({
+      lists,
+      table: 'accounts',
+      spec: accountListSpec,
+      publicUrl,
+      representation: accountRepresentation,
+      scopeOf: (request) => ({ tenantId: request.caller.tenantId }),
+    }),
   });
 
   app.get('/v3/accounts/:account', {
-    config: { scope: 'read' },
+    config: { scope: 'read', ...singleRead.config },
     schema: {
       summary: 'Get one account',
       tags: ['accounts'],
       params: AccountParams,
+      querystring: singleRead.querystring,
       response: { 200: ResourceSchema(AccountSchema) },
     },
     handler: async (request, reply) => {
       const id = request.params.account;
+      const wanted = readSingleRead(accountRepresentation, request.query);
       const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
       if (!row) throw notFound(`No account ${id}.`);
-      return sendStoredResource(reply, row.resource);
+      return sendRequestedResource(reply, accountRepresentation, wanted, request.caller.tenantId, row.resource);
     },
   });
 }

@@ -1,6 +1,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Db } from '../db/database.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
 import { forbidden, unauthorized } from '../core/problem.ts';
 import { hashApiKey, type Scope } from './apiKey.ts';
 import { findKeyByHash } from './tenantQueries.ts';
@@ -26,7 +27,7 @@ declare module 'fastify' {
 /** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
 const BEARER = /^Bearer +([A-Za-z0-9_\-.~+/]{1,200}=*)$/i;
 
-async function callerOf(db: Db, request: FastifyRequest): Promise<Caller> {
+async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Send an API key as Authorization: Bearer <key>.');
   const match = BEARER.exec(header);
@@ -34,7 +35,7 @@ async function callerOf(db: Db, request: FastifyRequest): Promise<Caller> {
   const hash = hashApiKey(match[1]);
   // No cache of keys: every request reads the key's row, so a revocation or an expiry holds
   // from the next request on, on every instance.
-  const key = await findKeyByHash(db.kysely, db.dialect, hash);
+  const key = await findKeyByHash(db, hash);
   if (!key || !sameHash(key.key_hash, hash)) throw unauthorized('The API key is not valid.');
   const now = new Date();
   const state = keyState(key, now.getTime());
@@ -44,7 +45,7 @@ async function callerOf(db: Db, request: FastifyRequest): Promise<Caller> {
     const replaced = key.replaced_by ? ' It was rotated: use the new key (keys list names it).' : '';
     throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
   }
-  noteKeyUse(db.kysely, key, now);
+  noteKeyUse(db, key, now);
   return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash };
 }
 
@@ -62,7 +63,7 @@ function sameHash(stored: string, computed: string): boolean {
 }
 
 /** Authenticates every route that declares a scope, before its input is even validated. */
-export function registerAuthentication(app: FastifyInstance, db: Db): void {
+export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request) => {
     const needed = request.routeOptions.config.scope;

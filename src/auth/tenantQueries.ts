@@ -1,5 +1,5 @@
 import { CompiledQuery, type Kysely } from 'kysely';
-import type { ApiKeyTable, Database, Dialect } from '../db/schema.ts';
+import type { ApiKeyTable, Database } from '../db/schema.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import { StatementTemplates } from '../db/statementTemplates.ts';
 import { newId } from '../core/resourceId.ts';
@@ -50,17 +50,20 @@ export async function createApiKey(db: Kysely<Database>, tenantId: string, scope
   return key;
 }
 
-const statements = new StatementTemplates();
+/** Per database handle: the compiled SQL is that database's own. */
+const statements = new WeakMap<Kysely<Database>, StatementTemplates>();
 
 type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 'revoked_at' | 'expires_at' | 'last_used_at' | 'replaced_by'>;
 
 /**
  * The key with this hash, revoked and expired ones too: the caller says which it is. Every
- * request runs it, so it is compiled once per dialect and prepared by name on PostgreSQL.
+ * request runs it, so it is compiled once per database handle and prepared by name on PostgreSQL.
  */
-export async function findKeyByHash(db: Kysely<Database>, dialect: Dialect, hash: string) {
-  const compiled = statements.statement(
-    dialect,
+export async function findKeyByHash(db: Kysely<Database>, hash: string) {
+  let templates = statements.get(db);
+  if (!templates) statements.set(db, (templates = new StatementTemplates()));
+  const compiled = templates.statement(
+    'key by hash',
     (slot) => {
       const select = db
         .selectFrom('api_keys')

@@ -22,8 +22,9 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /**
      * Set by routes whose query parameters deserve their own wording (the lists: which filters
-     * and sorts exist); the error renderer asks it instead of naming Ajv's messages.
+     * and sorts exist); the error renderer asks it instead of naming Ajv's messages, giving it the
+     * query too, so the route can add the mistakes only reading finds (one round for all).
      */
-    queryFieldErrors?: (errors: readonly SchemaError[]) => FieldErrors;
+    queryFieldErrors?: (errors: readonly SchemaError[], query: unknown) => FieldErrors;
   }
 }

@@ -21,6 +21,14 @@ import {
  */
 export const MAX_STRETCH_MS = 4;
 
+/**
+ * Put this first in a reader's SQL when it returns a bounded number of rows (a list page, at
+ * most 5000): it is read in one call rather than row by row with yields in between. Row by row
+ * costs about twice the time per row (an iterator step across into C++ each), and a page of
+ * 5000 rows takes a few ms in one go, about one stretch. Unbounded reads stay row by row.
+ */
+export const READ_AT_ONCE = '/* read at once */ ';
+
 /** A statement is a reader when it yields columns (SELECT, or anything with RETURNING). */
 interface Prepared {
   stmt: StatementSync;
@@ -83,6 +91,11 @@ class NodeSqliteConnection implements DatabaseConnection {
       const { changes, lastInsertRowid } = stmt.run(...parameters);
       await this.#yieldIfLong();
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
+    }
+    if (compiled.sql.startsWith(READ_AT_ONCE)) {
+      const rows = stmt.all(...parameters) as R[];
+      await this.#yieldIfLong();
+      return { rows };
     }
     const rows: R[] = [];
     for (const row of stmt.iterate(...parameters)) {

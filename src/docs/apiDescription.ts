@@ -37,8 +37,10 @@ export function apiVersion(changelog = readChangelog()): string {
   return /^## \[(\d+\.\d+\.\d+)\]/m.exec(changelog)?.[1] ?? '3.0.0';
 }
 
-/** `info.description`: what the API is, the version policy and the changelog, read at startup. */
+/** `info.description`: what the API is, the problem types and the version policy; the changelog has its own page (changelogPage.ts), linked here. */
 export function apiDescription(): string {
-  const changelog = readChangelog().replace(/^# Changelog$/m, '## Changelog');
-  return `${INTRO}\n\n${problemTypesTable()}\n\n${POLICY}\n\n${changelog}`;
+  return `${INTRO}\n\n**[Changelog](${CHANGELOG_LINK})**: what changed in each version (its own page).\n\n${problemTypesTable()}\n\n${POLICY}`;
 }
+
+/** Where the description links to the changelog (changelogPage.ts serves it there). */
+export const CHANGELOG_LINK = '/docs/changelog';

@@ -3,7 +3,40 @@ import type { TSchema } from 'typebox';
 interface ObjectSchema {
   type?: string;
   description?: string;
+  pattern?: string;
   properties?: Record<string, TSchema & ObjectSchema>;
+  anyOf?: ObjectSchema[];
+}
+
+/** The names a `^(a|b)(,(a|b))*$` or `^(a|b)$` pattern admits. */
+function namesOf(pattern: string | undefined): string[] {
+  return /^\^\(([^()]*)\)/.exec(pattern ?? '')?.[1].split('|') ?? [];
+}
+
+/**
+ * `fields[type]=a,b` as OpenAPI says it: an array of the type's field names, comma-separated
+ * (style form, not exploded); `expand[]=account` as an exploded array of the names it offers.
+ */
+function representationParameters(name: string, schema: ObjectSchema): Record<string, TSchema> {
+  if (name === 'expand') {
+    const names = namesOf(schema.anyOf?.[0]?.pattern);
+    return {
+      'expand[]': {
+        type: 'array',
+        items: { type: 'string', enum: names },
+        description: `Expands each record's ${names.map((n) => `${n}_id`).join(', ')} into the whole resource, placed after it as \`${names.join('`, `')}\` (as its own GET renders it).`,
+      } as unknown as TSchema,
+    };
+  }
+  const out: Record<string, TSchema> = {};
+  for (const [type, fields] of Object.entries(schema.properties ?? {})) {
+    out[`fields[${type}]`] = {
+      type: 'array',
+      items: { type: 'string', enum: namesOf(fields.pattern) },
+      description: fields.description,
+    } as unknown as TSchema;
+  }
+  return out;
 }
 
 /**
@@ -16,6 +49,10 @@ interface ObjectSchema {
 export function flattenListQuery(querystring: ObjectSchema): { type: 'object'; properties: Record<string, TSchema> } {
   const properties: Record<string, TSchema> = {};
   for (const [name, schema] of Object.entries(querystring.properties ?? {})) {
+    if (name === 'fields' || name === 'expand') {
+      Object.assign(properties, representationParameters(name, schema));
+      continue;
+    }
     if (name !== 'filter') {
       properties[name] = schema;
       continue;
@@ -42,3 +79,21 @@ const OPERATOR_WORDS: Record<string, string> = {
   lte: 'at most (≤)',
   lt: 'less than (<)',
 };
+
+type Operation = { parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean }> };
+
+/**
+ * How `fields[type]` and `expand[]` are written (the plugin takes a parameter's style only from
+ * the whole querystring): `fields[payments]=id,amount` (form, not exploded), `expand[]=account`
+ * once per name (form, exploded). Applied to the finished document.
+ */
+export function styleRepresentationParameters<T extends { paths?: Record<string, unknown> }>(document: T): T {
+  for (const path of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>))
+    for (const operation of Object.values(path))
+      for (const parameter of operation.parameters ?? []) {
+        if (parameter.in !== 'query') continue;
+        if (/^fields\[[a-z_]+\]$/.test(parameter.name)) Object.assign(parameter, { style: 'form', explode: false });
+        if (parameter.name === 'expand[]') Object.assign(parameter, { style: 'form', explode: true });
+      }
+  return document;
+}

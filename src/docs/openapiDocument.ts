@@ -4,7 +4,7 @@ import { Type } from 'typebox';
 import { apiDescription, apiVersion } from './apiDescription.ts';
 import { accountExample, deliveryExample, eventExample, pageExample, paymentExample, requestExampleFor, webhookEndpointExample } from './examples.ts';
 import { webhooksDescription } from './webhookDescriptions.ts';
-import { flattenListQuery } from './listParameters.ts';
+import { flattenListQuery, styleRepresentationParameters } from './listParameters.ts';
 import { csvColumnsOf } from '../listing/csvColumns.ts';
 import { csvHeader, csvLine } from '../listing/csvText.ts';
 import { AccountSchema } from '../accounts/accountSchema.ts';
@@ -105,7 +105,8 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
   const docs: Schema = { ...schema, operationId: operationIdOf(method, url, list) };
   docs.security = scope ? [{ bearerAuth: [] }] : [];
   if (scope) docs.description = [schema.description, `Needs an API key with the \`${scope}\` scope.`].filter(Boolean).join('\n\n');
-  if (list || exported) docs.querystring = flattenListQuery(schema.querystring);
+  // Single reads take `fields[…]`/`expand[]` too: documented by the same wire names.
+  if (list || exported || schema.querystring) docs.querystring = flattenListQuery(schema.querystring);
   if (method === 'POST') docs.headers = IDEMPOTENCY_HEADER;
   // "Try it out" fills the body with its example: one that succeeds as it stands (test cards).
   const requestExample = requestExampleFor(method, url);
@@ -117,7 +118,7 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
     method,
     authenticated: Boolean(scope),
     hasPathParams: url.includes(':'),
-    hasQuery: list || exported,
+    hasQuery: list || exported || Boolean(schema.querystring),
     negotiated: exported,
     hasBody: Boolean(schema.body),
   };
@@ -165,7 +166,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
     },
     transform: documentRoute as never,
     transformObject: (({ openapiObject }: { openapiObject: object }) => ({
-      ...hoistNamedSchemas(openapiObject as never, COMPONENTS),
+      ...styleRepresentationParameters(hoistNamedSchemas(openapiObject as never, COMPONENTS)),
       webhooks: webhooksDescription('#/components/schemas/Event'),
     })) as never,
     // Schemas with an $id (Problem) keep their name in components instead of def-N.

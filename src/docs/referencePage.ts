@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import swaggerUi from '@fastify/swagger-ui';
+import { CHANGELOG_PATH, changelogHtml } from './changelogPage.ts';
 
 export const DOCS_PREFIX = '/docs';
 
@@ -29,4 +30,9 @@ export async function registerReferencePage(app: FastifyInstance): Promise<void>
     uiConfig: { deepLinking: true, docExpansion: 'list', defaultModelsExpandDepth: 0, displayRequestDuration: true, tryItOutEnabled: false },
     validatorUrl: false,
   });
+  // The changelog on a page of its own, linked from the top of the reference (read once, at start).
+  const changelog = changelogHtml();
+  app.get(CHANGELOG_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply.header('content-security-policy', DOCS_CSP).type('text/html; charset=utf-8').send(changelog),
+  );
 }

@@ -11,7 +11,7 @@ export function schemaFieldErrors(request: FastifyRequest, error: FastifyError):
   const errors = (error.validation ?? []) as unknown as VerboseSchemaError[];
   const context = error.validationContext;
   const queryFieldErrors = request.routeOptions.config.queryFieldErrors;
-  if (context === 'querystring' && queryFieldErrors) return queryFieldErrors(errors);
+  if (context === 'querystring' && queryFieldErrors) return queryFieldErrors(errors, request.query);
   return schemaIssues(errors, context ?? 'request');
 }
 

@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { TSchema } from 'typebox';
-import { validationProblem } from '../core/problem.ts';
+import { issue, mergeFieldErrors, validationProblem, type FieldErrors } from '../core/problem.ts';
 import type { Db } from '../db/database.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
 import { csvColumnsOf } from './csvColumns.ts';
@@ -11,8 +11,9 @@ import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
 import { countSelect, wholeListSelect } from './listPageQueries.ts';
 import type { ListSpec } from './listSpec.ts';
-import { parseListQuery, type RawListQuery } from './parseListQuery.ts';
-import { listQueryFieldErrors } from './queryErrors.ts';
+import { readListQuery, type RawListQuery } from './parseListQuery.ts';
+import type { SchemaError } from '../core/queryErrors.ts';
+import { listSchemaFieldErrors } from './readListRequest.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -34,7 +35,17 @@ const BATCH_ROWS = 500;
 
 /** An export route's config: its spec (documentation) and how its query errors are worded. */
 export function exportRouteConfig(spec: ListSpec) {
-  return { exportSpec: spec, queryFieldErrors: (errors: Parameters<typeof listQueryFieldErrors>[1]) => listQueryFieldErrors(spec, errors) };
+  return {
+    exportSpec: spec,
+    queryFieldErrors: (errors: readonly SchemaError[], query: unknown) =>
+      mergeFieldErrors(listSchemaFieldErrors(spec, undefined, errors, query), pagingErrors((query ?? {}) as Record<string, unknown>)),
+  };
+}
+
+/** An export sends every matching record: paging parameters are a mistake. */
+function pagingErrors(raw: { page?: unknown; per_page?: unknown }): FieldErrors {
+  const paged = (['page', 'per_page'] as const).filter((name) => raw[name] !== undefined);
+  return Object.fromEntries(paged.map((name) => [name, [issue('paging_not_accepted', 'is not accepted by an export: it sends every matching record')]]));
 }
 
 /** The lines of an export: a CSV header row first, then one line per record; NDJSON ends with a line saying how many records it held. */
@@ -69,14 +80,9 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
   const { table, spec, exports, schema } = endpoint;
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const raw = request.query as RawListQuery & { page?: string; per_page?: string };
-    const paged = (['page', 'per_page'] as const).filter((name) => raw[name] !== undefined);
-    if (paged.length > 0)
-      throw validationProblem(
-        Object.fromEntries(
-          paged.map((name) => [name, [{ code: 'paging_not_accepted' as const, message: 'is not accepted by an export: it sends every matching record' }]]),
-        ),
-      );
-    const query = parseListQuery(spec, raw);
+    const { query, errors } = readListQuery(spec, raw);
+    mergeFieldErrors(errors, pagingErrors(raw));
+    if (Object.keys(errors).length > 0) throw validationProblem(errors);
     const type = exportMediaType(request.headers.accept);
     if (!type) throw notAcceptable();
     const scope = await endpoint.scopeOf(request);

@@ -1,8 +1,9 @@
-import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely, type QueryCreator, type RawBuilder } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
+import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
@@ -168,12 +169,22 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
-  if (dialect === 'sqlite') return page.select(totalSelect(db, list).as('total'));
+  if (dialect === 'sqlite') return readAtOnce(page.select(totalSelect(db, list).as('total')));
   const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
 }
 
 const templates = new StatementTemplates();
+
+/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). */
+function readAtOnce(statement: Compilable): Compilable {
+  return {
+    compile: () => {
+      const { sql: text, parameters } = statement.compile();
+      return CompiledQuery.raw(READ_AT_ONCE + text, [...parameters]);
+    },
+  };
+}
 
 /**
  * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a
@@ -230,7 +241,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
       const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
-      if (dialect === 'sqlite') return bucketPageSelect(db, slotted, slottedSearch, slottedPaging);
+      if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },
@@ -279,7 +290,7 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
   const { kysely: db, dialect } = ctx.db;
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
-  const { offset, perPage } = paging;
+  const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   // One statement is one snapshot: total and rows together, one round trip.
   if (offset < tuning.plainOffsetUpTo || search) {

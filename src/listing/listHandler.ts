@@ -2,12 +2,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildPageFrame } from '../pagination/buildEnvelope.ts';
 import { envelopeBody } from '../pagination/envelopeBody.ts';
 import { linkHeader } from '../pagination/linkHeader.ts';
-import { parsePageParams, type PageParams } from '../pagination/pageParams.ts';
+import type { PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from './requestOrigin.ts';
 import { fetchListPage, type ListContext, type ListPage, type ListScope, type ListTable } from './fetchListPage.ts';
 import type { ListSpec } from './listSpec.ts';
-import { parseListQuery, type RawListQuery } from './parseListQuery.ts';
-import { listQueryFieldErrors } from './queryErrors.ts';
+import type { SchemaError } from '../core/queryErrors.ts';
+import { listSchemaFieldErrors, readListRequest, type RawListRequest } from './readListRequest.ts';
+import type { RepresentationOffer } from './representationQuery.ts';
+import { reshapeRows } from './reshapeRows.ts';
 import { RowsInFlight } from './rowsInFlight.ts';
 
 /** Pages from this size on share RowsInFlight; smaller ones never wait behind them. */
@@ -22,9 +24,9 @@ declare module 'fastify' {
   }
 }
 
-/** A list route's config: its spec (the OpenAPI document reads it) and how its query errors are worded. */
-export function listRouteConfig(spec: ListSpec) {
-  return { listSpec: spec, queryFieldErrors: (errors: Parameters<typeof listQueryFieldErrors>[1]) => listQueryFieldErrors(spec, errors) };
+/** A list route's config: its spec (the OpenAPI document reads it) and how its query errors are worded (all in one 422). */
+export function listRouteConfig(spec: ListSpec, offer?: RepresentationOffer) {
+  return { listSpec: spec, queryFieldErrors: (errors: readonly SchemaError[], query: unknown) => listSchemaFieldErrors(spec, offer, errors, query) };
 }
 
 /** What a list endpoint is: which table, with which filters and sorts, scoped how. */
@@ -35,6 +37,8 @@ export interface ListEndpoint {
   publicUrl: string | undefined;
   /** Whose rows the request lists (the caller's tenant, or one account of it); throws a problem when that does not exist. */
   scopeOf(request: FastifyRequest): ListScope | Promise<ListScope>;
+  /** The `fields[…]` and `expand[]` the list takes (representationQuery.ts); none when absent. */
+  representation?: RepresentationOffer;
 }
 
 /**
@@ -42,15 +46,16 @@ export interface ListEndpoint {
  * its total; wrap them in the envelope.
  */
 export function listHandler(endpoint: ListEndpoint) {
-  const { lists, table, spec, publicUrl } = endpoint;
+  const { lists, table, spec, publicUrl, representation } = endpoint;
   return async (request: FastifyRequest, reply: FastifyReply) => {
-    const raw = request.query as RawListQuery & { page?: string; per_page?: string };
-    const paging = parsePageParams(raw);
-    const query = parseListQuery(spec, raw);
+    const { paging, query, wanted } = readListRequest(spec, representation, request.query as RawListRequest);
     const scope = await endpoint.scopeOf(request);
     const release = paging.perPage >= BIG_PAGE_FROM ? await bigPageRows.take(paging.perPage) : undefined;
     try {
-      return sendPage(request, reply, paging, await fetchListPage(lists, table, scope, query, paging));
+      const page = await fetchListPage(lists, table, scope, query, paging);
+      // Only a request naming fields or expand pays for reshaping; the rest send the stored text as it is.
+      if (wanted && representation) page.rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
+      return sendPage(request, reply, paging, page);
     } finally {
       release?.();
     }

@@ -1,6 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { RANGE_OPERATORS, type FilterKind, type ListSpec } from './listSpec.ts';
 import { pageParamsSchema } from '../pagination/pageParams.ts';
+import { representationQuerySchema, type RepresentationOffer } from './representationQuery.ts';
 
 export const MAX_FILTER_VALUE_LENGTH = 200;
 /** Values one any-of filter may list (`filter[status]=a,b,…`): each one is a bound SQL parameter. */
@@ -66,8 +67,8 @@ export function sortMessage(spec: ListSpec): string {
  * The querystring schema of a list endpoint. Unknown top-level parameters are allowed (they
  * are carried forward into the page links, as the contract says); unknown filters are not.
  */
-export function listQuerySchema(spec: ListSpec) {
-  return Type.Object({ ...pageParamsSchema, ...filterAndSortSchema(spec) }, { additionalProperties: true });
+export function listQuerySchema(spec: ListSpec, offer?: RepresentationOffer) {
+  return Type.Object({ ...pageParamsSchema, ...filterAndSortSchema(spec), ...(offer ? representationQuerySchema(offer) : {}) }, { additionalProperties: true });
 }
 
 /** `sort` and `filter[…]` of a list: what its export accepts too. */

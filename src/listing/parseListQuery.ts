@@ -36,13 +36,26 @@ function normaliseTime(value: string): string | undefined {
   return iso.slice(0, 10) === value.slice(0, 10) || value.length > 10 ? iso : undefined;
 }
 
-/** Turns a schema-checked list query into conditions and sort keys; pure. */
+/** Turns a schema-checked list query into conditions and sort keys; pure. Throws a 422 problem with every mistake the schema cannot see. */
 export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
+  const { query, errors } = readListQuery(spec, raw);
+  if (Object.keys(errors).length > 0) throw validationProblem(errors);
+  return query;
+}
+
+/**
+ * The conditions and sort keys of a list query, and what is wrong with it beyond the schema's
+ * checks (a calendar date that does not exist, a sort field named twice, too many values). Reads
+ * a query the schema refused too, skipping what is not of the expected shape, so a 422 can list
+ * these mistakes beside the schema's (one round).
+ */
+export function readListQuery(spec: ListSpec, raw: RawListQuery): { query: ListQuery; errors: FieldErrors } {
   const errors: FieldErrors = {};
   const conditions: Condition[] = [];
-  for (const [name, given] of Object.entries(raw.filter ?? {})) {
+  const filters = typeof raw.filter === 'object' && raw.filter !== null && !Array.isArray(raw.filter) ? raw.filter : {};
+  for (const [name, given] of Object.entries(filters)) {
     const filter = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
-    if (!filter || given === undefined) continue;
+    if (!filter || given === undefined || Array.isArray(given) || (typeof given !== 'string' && typeof given !== 'object') || given === null) continue;
     const column = filter.column;
     if (typeof given === 'string') {
       if (filter.kind === 'enum' || filter.kind === 'code') {
@@ -58,7 +71,7 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
     }
     for (const op of RANGE_OPERATORS) {
       const text = given[op];
-      if (text === undefined) continue;
+      if (typeof text !== 'string') continue;
       if (filter.kind === 'integerRange') {
         conditions.push({ column, match: 'range', op, value: Number(text) });
       } else {
@@ -71,8 +84,9 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
 
   const sort: SortKey[] = [];
   const seen = new Set<string>();
-  for (const part of (raw.sort ?? spec.defaultSort).split(',')) {
+  for (const part of (typeof raw.sort === 'string' ? raw.sort : spec.defaultSort).split(',')) {
     const field = part.replace(/^-/, '');
+    if (!Object.hasOwn(spec.sorts, field)) continue; // the schema's to name
     if (seen.has(field)) {
       errors.sort = [issue('repeated_sort', `names ${field} more than once`)];
       continue;
@@ -80,6 +94,5 @@ export function parseListQuery(spec: ListSpec, raw: RawListQuery): ListQuery {
     seen.add(field);
     sort.push({ column: spec.sorts[field], direction: part.startsWith('-') ? 'desc' : 'asc' });
   }
-  if (Object.keys(errors).length > 0) throw validationProblem(errors);
-  return { conditions, sort };
+  return { query: { conditions, sort }, errors };
 }

@@ -31,7 +31,8 @@ export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaErro
       .slice(1)
       .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
-    if (segments.length === 0) continue;
+    // `fields` and `expand` are worded by reading them (representationQuery.ts), which names what exists.
+    if (segments.length === 0 || segments[0] === 'fields' || segments[0] === 'expand') continue;
     const name = bracketName(segments);
     addFieldError(fieldErrors, name, issueFor(spec, segments));
   }

@@ -1,4 +1,8 @@
 import type { FastifyReply } from 'fastify';
+import { Type } from 'typebox';
+import { validationProblem } from '../core/problem.ts';
+import { readRepresentation, representationQuerySchema, type RepresentationOffer, type RequestedRepresentation } from './representationQuery.ts';
+import { reshapeRows } from './reshapeRows.ts';
 
 /**
  * Answers GET-one with the record's stored representation (`{data}` around its JSON text), the
@@ -7,4 +11,32 @@ import type { FastifyReply } from 'fastify';
  */
 export function sendStoredResource(reply: FastifyReply, resource: string): FastifyReply {
   return reply.type('application/json; charset=utf-8').send(`{"data":${resource}}`);
+}
+
+/** A single read's querystring and the wording of its errors: `fields[…]` and `expand[]` as its list takes them. */
+export function singleReadRoute(offer: RepresentationOffer) {
+  return {
+    querystring: Type.Object(representationQuerySchema(offer), { additionalProperties: true }),
+    config: { queryFieldErrors: (_errors: unknown, query: unknown) => readRepresentation(offer, (query ?? {}) as object).errors },
+  };
+}
+
+/** The representation a single read asked for (undefined: as stored), or its 422. */
+export function readSingleRead(offer: RepresentationOffer, query: unknown): RequestedRepresentation | undefined {
+  const { wanted, errors } = readRepresentation(offer, (query ?? {}) as object);
+  if (Object.keys(errors).length > 0) throw validationProblem(errors);
+  return wanted;
+}
+
+/** GET-one with the representation asked for: the stored text as it is, or trimmed and expanded like a list's rows. */
+export async function sendRequestedResource(
+  reply: FastifyReply,
+  offer: RepresentationOffer,
+  wanted: RequestedRepresentation | undefined,
+  tenantId: string,
+  resource: string,
+): Promise<FastifyReply> {
+  if (!wanted) return sendStoredResource(reply, resource);
+  const [shaped] = await reshapeRows(offer, wanted, tenantId, [resource]);
+  return sendStoredResource(reply, shaped);
 }

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { issue, validationProblem } from '../core/problem.ts';
+import { issue, validationProblem, type FieldErrors } from '../core/problem.ts';
 
 export const MAX_PER_PAGE = 5000;
 export const DEFAULT_PER_PAGE = 10;
@@ -26,11 +26,22 @@ export interface PageParams {
 }
 
 /** Paging values from an already schema-checked query; rejects offsets past 2^53. */
-export function parsePageParams(query: { page?: string; per_page?: string }): PageParams {
-  const page = query.page === undefined ? 1 : Number(query.page);
-  const perPage = query.per_page === undefined ? DEFAULT_PER_PAGE : Number(query.per_page);
+export function parsePageParams(query: { page?: unknown; per_page?: unknown }): PageParams {
+  const { paging, errors } = readPageParams(query);
+  if (!paging) throw validationProblem(errors);
+  return paging;
+}
+
+const digits = (value: unknown, fallback: number) =>
+  value === undefined ? fallback : typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : undefined;
+
+/** Paging values, or what is wrong with them beyond the schema (page × per_page past 2^53); skips values the schema refuses. */
+export function readPageParams(query: { page?: unknown; per_page?: unknown }): { paging?: PageParams; errors: FieldErrors } {
+  const page = digits(query.page, 1);
+  const perPage = digits(query.per_page, DEFAULT_PER_PAGE);
+  if (page === undefined || perPage === undefined) return { errors: {} };
   if (!Number.isSafeInteger(page * perPage)) {
-    throw validationProblem({ page: [issue('out_of_range', `is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`)] });
+    return { errors: { page: [issue('out_of_range', `is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`)] } };
   }
-  return { page, perPage, offset: (page - 1) * perPage };
+  return { paging: { page, perPage, offset: (page - 1) * perPage }, errors: {} };
 }

@@ -12,32 +12,43 @@ import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
 import { findPayment } from './paymentQueries.ts';
-import { sendStoredResource } from '../listing/sendStoredResource.ts';
+import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { paymentRepresentation } from './paymentRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
 export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   // Request and reply types come from the route schemas (TypeBox), never restated.
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const representation = paymentRepresentation(db.kysely);
+  const singleRead = singleReadRoute(representation);
   const listSchema = {
     tags: ['payments'],
-    querystring: listQuerySchema(paymentListSpec),
+    querystring: listQuerySchema(paymentListSpec, representation),
     response: { 200: EnvelopeSchema(PaymentSchema) },
   };
 
   app.get('/v3/payments', {
-    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec, representation) },
     schema: { summary: 'List payments', ...listSchema },
-    handler: listHandler({ lists, table: 'payments', spec: paymentListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
+    handler: listHandler({
+      lists,
+      table: 'payments',
+      spec: paymentListSpec,
+      publicUrl,
+      representation,
+      scopeOf: (request) => ({ tenantId: request.caller.tenantId }),
+    }),
   });
 
   app.get('/v3/accounts/:account/payments', {
-    config: { scope: 'read', ...listRouteConfig(paymentListSpec) },
+    config: { scope: 'read', ...listRouteConfig(paymentListSpec, representation) },
     schema: { summary: 'List the payments of one account', params: AccountParams, ...listSchema },
     handler: listHandler({
       lists,
       table: 'payments',
       spec: paymentListSpec,
       publicUrl,
+      representation,
       scopeOf: async (request) => {
         const { account } = request.params as { account: string };
         const tenantId = request.caller.tenantId;
@@ -50,18 +61,20 @@ export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: L
   });
 
   app.get('/v3/payments/:payment', {
-    config: { scope: 'read' },
+    config: { scope: 'read', ...singleRead.config },
     schema: {
       summary: 'Get one payment',
       tags: ['payments'],
       params: Type.Object({ payment: Type.String() }),
+      querystring: singleRead.querystring,
       response: { 200: ResourceSchema(PaymentSchema) },
     },
     handler: async (request, reply) => {
       const id = request.params.payment;
+      const wanted = readSingleRead(representation, request.query);
       const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
       if (!row) throw notFound(`No payment ${id}.`);
-      return sendStoredResource(reply, row.resource);
+      return sendRequestedResource(reply, representation, wanted, request.caller.tenantId, row.resource);
     },
   });
 }

@@ -7,7 +7,8 @@ import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
-import { sendStoredResource } from '../listing/sendStoredResource.ts';
+import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { eventRepresentation } from './eventRepresentation.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { eventListSpec } from './eventListSpec.ts';
 import { EventSchema } from './eventSchema.ts';
@@ -25,21 +26,39 @@ export async function findEvent(db: Db, tenantId: string, id: string) {
 
 export function registerEventRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
+  const singleRead = singleReadRoute(eventRepresentation);
   app.get('/v3/events', {
-    config: { scope: 'read', ...listRouteConfig(eventListSpec) },
+    config: { scope: 'read', ...listRouteConfig(eventListSpec, eventRepresentation) },
     schema: {
       summary: 'List events (oldest first)',
       description: 'Every change to an account or a payment, kept for EVENT_RETENTION_DAYS (default 30).',
       tags: ['events'],
-      querystring: listQuerySchema(eventListSpec),
+      querystring: listQuerySchema(eventListSpec, eventRepresentation),
       response: { 200: EnvelopeSchema(EventSchema) },
     },
-    handler: listHandler({ lists, table: 'events', spec: eventListSpec, publicUrl, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
+    handler: listHandler({
+      lists,
+      table: 'events',
+      spec: eventListSpec,
+      publicUrl,
+      representation: eventRepresentation,
+      scopeOf: (request) => ({ tenantId: request.caller.tenantId }),
+    }),
   });
 
   app.get('/v3/events/:event', {
-    config: { scope: 'read' },
-    schema: { summary: 'Get one event', tags: ['events'], params: EventParams, response: { 200: ResourceSchema(EventSchema) } },
-    handler: async (request, reply) => sendStoredResource(reply, (await findEvent(db, request.caller.tenantId, request.params.event)).resource),
+    config: { scope: 'read', ...singleRead.config },
+    schema: {
+      summary: 'Get one event',
+      tags: ['events'],
+      params: EventParams,
+      querystring: singleRead.querystring,
+      response: { 200: ResourceSchema(EventSchema) },
+    },
+    handler: async (request, reply) => {
+      const wanted = readSingleRead(eventRepresentation, request.query);
+      const { resource } = await findEvent(db, request.caller.tenantId, request.params.event);
+      return sendRequestedResource(reply, eventRepresentation, wanted, request.caller.tenantId, resource);
+    },
   });
 }

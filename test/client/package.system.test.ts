@@ -40,6 +40,12 @@ let walked = 0;
 for await (const p of client.accounts.payments(account.id, { perPage: 1 })) walked += p.amount;
 out.walked = walked;
 out.listed = (await client.payments.list({ filter: { account_id: account.id, status: ['canceled'] } }).toArray()).length;
+const sparse = await client.payments.list({ fields: { payments: ['id', 'amount'], accounts: ['name'] }, expand: ['account'], perPage: 1 }).page(1);
+out.sparse = \`\${Object.keys(sparse.data[0]).join(',')}:\${typeof sparse.data[0].account.name}\`;
+const trimmed = await client.payments.get(payment.id, { fields: { payments: ['status'] } });
+out.sparseOne = trimmed.status;
+// @ts-expect-error a field not asked for is not in the type
+out.notAsked = trimmed.amount;
 const empty = await client.accounts.create({ name: 'To delete', email: 'gone@example.com', currency: 'USD' });
 await client.accounts.delete(empty.id);
 try {
@@ -145,6 +151,8 @@ describe('the client as a package: packed, installed elsewhere, type-checked and
       gotPayment: 500,
       walked: 2000 + 100,
       listed: 1,
+      sparse: 'id,account,amount:string',
+      sparseOne: 'partially_refunded',
       deleted: 404,
       codes: { amount: ['out_of_range'], 'card.cvc': ['invalid_cvc'] },
       aborted: 'cancelled by the caller',

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { apiDescription, apiVersion, readChangelog } from '../../src/docs/apiDescription.ts';
+import { changelogHtml, versionAnchor } from '../../src/docs/changelogPage.ts';
 
 describe('CHANGELOG.md', () => {
   const changelog = readFileSync('CHANGELOG.md', 'utf8');
@@ -22,10 +23,23 @@ describe('CHANGELOG.md', () => {
     for (const endpoint of ['GET /v3/payments', 'GET /v3/accounts/{account}/payments', 'GET /v3/payments/{payment}']) expect(entry).toContain(endpoint);
   });
 
-  it('is what the OpenAPI document shows, and its newest release is the document version', () => {
+  it('is on a page of its own that the OpenAPI document links to, and its newest release is the document version', () => {
     expect(readChangelog()).toBe(changelog);
-    expect(apiDescription()).toContain(changelog.replace(/^# Changelog/, '## Changelog'));
+    expect(apiDescription()).toContain('[Changelog](/docs/changelog)');
+    expect(apiDescription()).not.toContain('## [Unreleased]');
     expect(apiVersion()).toBe(/^## \[(\d+\.\d+\.\d+)\]/m.exec(changelog)![1]);
+  });
+
+  it('links each version to its own heading on that page, not to a placeholder site', () => {
+    const html = changelogHtml(changelog);
+    const definitions = [...changelog.matchAll(/^\[([^\]]+)\]: (\S+)$/gm)];
+    expect(definitions.length).toBeGreaterThanOrEqual(3);
+    for (const [, label, target] of definitions) {
+      expect(target).toBe(`#${versionAnchor(label)}`);
+      expect(html).toContain(`id="${versionAnchor(label)}"`);
+    }
+    expect(changelog).not.toMatch(/example\.(com|org)\/|github\.com\/example/);
+    expect(html).toContain('<a href="https://keepachangelog.com/en/1.1.0/">Keep a Changelog</a>');
   });
 
   it('has the one version number: its newest release is the server package’s and the client’s', () => {

@@ -72,7 +72,11 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     ).sort();
     expect(listed).toEqual(expected);
     expect(listed.length).toBeGreaterThanOrEqual(15);
-    await expect(page.locator('.info').innerText()).resolves.toMatch(/Changelog[\s\S]*GET \/v3\/payments/);
+    // The changelog is not above the endpoints: the top of the page links to its own page.
+    const info = await page.locator('.info').innerText();
+    expect(info).toContain('Changelog');
+    expect(info).not.toContain('Unreleased');
+    await expect(page.locator('.info a', { hasText: 'Changelog' }).getAttribute('href')).resolves.toBe('/docs/changelog');
 
     mkdirSync('test-output', { recursive: true });
     await page.screenshot({ path: 'test-output/docs.png', fullPage: true });
@@ -80,6 +84,45 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     expect(failures).toEqual([]);
     expect(cspViolations).toEqual([]);
     await page.close();
+  });
+
+  it('opens the changelog from the top of the page: every version there, every link working, nothing from elsewhere', async () => {
+    const foreign: string[] = [];
+    const cspViolations: string[] = [];
+    const docs = await chromium.context.newPage();
+    await docs.goto(`${server.url}/docs`, { waitUntil: 'load' });
+    // Swagger UI opens a description's links in a new tab.
+    const link = docs.locator('.info a', { hasText: 'Changelog' });
+    await link.waitFor({ timeout: 20_000 });
+    const opened = (await link.getAttribute('target')) === '_blank' ? chromium.context.waitForEvent('page') : undefined;
+    await link.click();
+    const page = (await opened) ?? docs;
+    page.on('request', (request) => {
+      if (!request.url().startsWith(server.url)) foreign.push(request.url());
+    });
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) cspViolations.push(message.text());
+    });
+    await page.waitForURL(`${server.url}/docs/changelog`);
+    await page.waitForLoadState('load');
+    await expect(page.locator('h1').innerText()).resolves.toBe('Changelog');
+    const versions = await page.locator('h2').allInnerTexts();
+    expect(versions[0]).toBe('Unreleased');
+    expect(versions.length).toBeGreaterThanOrEqual(3);
+    const links = await page.locator('a').evaluateAll((anchors) => anchors.map((a) => a.getAttribute('href') ?? ''));
+    expect(links.length).toBeGreaterThan(versions.length);
+    for (const href of links) {
+      if (href.startsWith('#')) await expect(page.locator(`[id="${href.slice(1)}"]`).count(), href).resolves.toBe(1);
+      else if (href.startsWith('/')) expect((await fetch(`${server.url}${href}`)).status, href).toBe(200);
+      else expect(href, href).toMatch(/^https:\/\/(keepachangelog\.com|semver\.org)\//);
+    }
+    // A version's link goes to its heading on this page.
+    await page.locator('h2 a').nth(1).click();
+    expect(new URL(page.url()).hash).toMatch(/^#v\d+\.\d+\.\d+$/);
+    expect(foreign).toEqual([]);
+    expect(cspViolations).toEqual([]);
+    await page.close();
+    if (page !== docs) await docs.close();
   });
 
   it('runs a list and a payment creation from "Try it out" with a key filled in, reading 200 and 201', async () => {

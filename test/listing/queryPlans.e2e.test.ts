@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
 import { explainPlan } from '../../scripts/explain/explainPlan.ts';
 import { boundColumns, LIST_SHAPES, shapeQueries } from '../../scripts/explain/listQueryShapes.ts';
+import { accountResourcesSelect } from '../../src/accounts/accountRepresentation.ts';
 
 // PostgreSQL is told to avoid seq scans and sorts wherever an index allows (the test tables are
 // tiny); a plan that still has one shows what no index can serve.
@@ -19,6 +20,12 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
       expect(plan.fullScan, `${label}:\n${plan.lines.join('\n')}`).toBe(false);
       expect(plan.indexes.length, `${label} uses an index:\n${plan.lines.join('\n')}`).toBeGreaterThan(0);
     }
+  });
+
+  it('expands a page’s accounts (expand[]=account) by primary key, never reading the table whole', async () => {
+    const plan = await explain(accountResourcesSelect(database.db.kysely, 'ten_x', ['acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C', 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0D']));
+    expect(plan.fullScan, plan.lines.join('\n')).toBe(false);
+    expect(plan.indexes.length, plan.lines.join('\n')).toBeGreaterThan(0);
   });
 
   it.each(LIST_SHAPES.filter((s) => s.ordered))('$request reads a page straight from an index bounded by every filter, sorting nothing', async (shape) => {

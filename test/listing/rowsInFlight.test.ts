@@ -9,7 +9,10 @@ describe('RowsInFlight', () => {
     const first = await budget.take(5000);
     const second = await budget.take(5000);
     let thirdStarted = false;
-    const third = budget.take(5000).then((release) => ((thirdStarted = true), release));
+    const third = budget.take(5000).then((release) => {
+      thirdStarted = true;
+      return release;
+    });
     await settled();
     expect(thirdStarted).toBe(false);
     first();
@@ -23,7 +26,10 @@ describe('RowsInFlight', () => {
     const budget = new RowsInFlight(10_000);
     const huge = await budget.take(20_000);
     let smallStarted = false;
-    const small = budget.take(1000).then((release) => ((smallStarted = true), release));
+    const small = budget.take(1000).then((release) => {
+      smallStarted = true;
+      return release;
+    });
     await settled();
     expect(smallStarted).toBe(false);
     huge();
@@ -35,8 +41,14 @@ describe('RowsInFlight', () => {
     const budget = new RowsInFlight(5000);
     const running = await budget.take(5000);
     const order: string[] = [];
-    const a = budget.take(5000).then((release) => (order.push('a'), release));
-    const b = budget.take(1000).then((release) => (order.push('b'), release));
+    const a = budget.take(5000).then((release) => {
+      order.push('a');
+      return release;
+    });
+    const b = budget.take(1000).then((release) => {
+      order.push('b');
+      return release;
+    });
     running();
     running();
     const releaseA = await a;
