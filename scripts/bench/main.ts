@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -24,6 +24,10 @@
  *   per_page=5000 for comparison. `--only exports` runs this section alone;
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
+ *
+ * Then, per database, on a fresh database of its own, the cost of events and webhooks
+ * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
+ * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
 import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
@@ -37,6 +41,7 @@ import { getJson, hammer, type Measured } from './scenarios.ts';
 import { encodedSizes } from './compression.ts';
 import { walkShapes, walksUnderWrites } from './walks.ts';
 import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
+import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
 
 const { values } = parseArgs({
@@ -50,6 +55,7 @@ const { values } = parseArgs({
     'walk-rounds': { type: 'string', default: '3' },
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
+    'outbox-only': { type: 'boolean', default: false },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
@@ -168,7 +174,7 @@ async function restore(ds: Dataset) {
   return restored;
 }
 
-for (const dialect of dialects) {
+for (const dialect of values['outbox-only'] ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -193,3 +199,6 @@ for (const dialect of dialects) {
   printFloorRatios(dialect, results);
   if (results.size > 1) printSizeRatios(dialect, results);
 }
+
+// `--only exports` runs nothing else.
+for (const dialect of onlyExports ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

@@ -3,7 +3,8 @@
  *
  * Prints the plan of every list query shape the API sends (scripts/explain/listQueryShapes.ts)
  * on the database DATABASE_URL points at, as markdown: what docs/query-plans.md records for
- * the benchmark datasets. Without --force-indexes the planner chooses freely, as in production.
+ * the benchmark datasets, then the webhook sender's queries (scripts/explain/senderQueries.ts;
+ * `--only sender` prints just those). Without --force-indexes the planner chooses freely, as in production.
  */
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config/loadConfig.ts';
@@ -11,6 +12,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { findTenantByName } from '../../src/auth/tenantQueries.ts';
 import { explainPlan } from './explainPlan.ts';
 import { LIST_SHAPES, shapeQueries } from './listQueryShapes.ts';
+import { SENDER_QUERIES } from './senderQueries.ts';
 
 const { values } = parseArgs({
   options: { tenant: { type: 'string', default: 'bench' }, 'force-indexes': { type: 'boolean', default: false }, only: { type: 'string' } },
@@ -28,6 +30,15 @@ try {
       const flags = [plan.fullScan && 'FULL SCAN', plan.sortBeforeLimit && 'SORT BEFORE LIMIT'].filter(Boolean);
       if (plan.fullScan || (shape.ordered && !label.startsWith('total') && plan.sortBeforeLimit)) flagged++;
       console.log(`${label}${flags.length ? ` — ${flags.join(', ')}` : ''}:\n\n\`\`\`\n${plan.lines.join('\n')}\n\`\`\`\n`);
+    }
+  }
+  if (!values.only || values.only === 'sender') {
+    console.log('\n### Webhook sender (every poll)\n');
+    for (const { label, indexes, query } of SENDER_QUERIES) {
+      const plan = await explainPlan(db.kysely, db.dialect, query(db.kysely), { forceIndexes: values['force-indexes'] });
+      const missing = indexes.filter((i) => !plan.indexes.includes(i));
+      if (missing.length) flagged++;
+      console.log(`${label}${missing.length ? ` — NOT USING ${missing.join(', ')}` : ''}:\n\n\`\`\`\n${plan.lines.join('\n')}\n\`\`\`\n`);
     }
   }
   console.log(`\n${flagged} ${flagged === 1 ? 'query is' : 'queries are'} not served as expected.`);

@@ -13,6 +13,7 @@ import { seedRunsMigration } from './migrations/0010_seed_runs.ts';
 import { refundReasonMigration } from './migrations/0011_refund_reason.ts';
 import { apiKeyLifecycleMigration } from './migrations/0012_api_key_lifecycle.ts';
 import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhooks.ts';
+import { orderedDeliveriesMigration } from './migrations/0015_ordered_deliveries.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -37,6 +38,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0011_refund_reason': refundReasonMigration,
     '0012_api_key_lifecycle': apiKeyLifecycleMigration(dialect),
     '0013_events_and_webhooks': eventsAndWebhooksMigration(dialect),
+    '0015_ordered_deliveries': orderedDeliveriesMigration(dialect),
   };
 }
 

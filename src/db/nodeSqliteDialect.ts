@@ -168,12 +168,15 @@ export function openSqlite(path: string): DatabaseSync {
 
 /**
  * Row locks are the database layer's: a write locks the rows it reads with Kysely's
- * `forUpdate()` on either database. PostgreSQL takes the row locks; SQLite has no row locks (a
- * write transaction holds the whole file) and no `FOR UPDATE`, so here the clause (and `SKIP LOCKED`) is left out.
+ * `forUpdate()` (or `forNoKeyUpdate()`) on either database. PostgreSQL takes the row locks; SQLite
+ * has no row locks (a write transaction holds the whole file) and no `FOR UPDATE`, so here the
+ * clause (and `SKIP LOCKED`) is left out.
  */
+const ROW_LOCK_MODIFIERS = new Set(['ForUpdate', 'ForNoKeyUpdate', 'SkipLocked']);
+
 class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override visitSelectQuery(node: SelectQueryNode): void {
-    const endModifiers = node.endModifiers?.filter((m) => m.modifier !== 'ForUpdate' && m.modifier !== 'SkipLocked');
+    const endModifiers = node.endModifiers?.filter((m) => !ROW_LOCK_MODIFIERS.has(m.modifier ?? ''));
     super.visitSelectQuery(endModifiers?.length === node.endModifiers?.length ? node : { ...node, endModifiers });
   }
 }

@@ -165,7 +165,7 @@ export interface WebhookDeliveryTable {
   /** pending, succeeded, failed (gave up). */
   status: string;
   attempts: number;
-  /** When the sender should try next; null once succeeded or given up. */
+  /** When the sender should try next; null while queued behind an earlier event of its endpoint, and once succeeded or given up. */
   next_attempt_at: string | null;
   last_status_code: number | null;
   last_latency_ms: number | null;
@@ -173,6 +173,10 @@ export interface WebhookDeliveryTable {
   created_at: string;
   updated_at: string;
   resource: string;
+  /** 1: a recorded event's delivery, sent in order per endpoint; 0: a resend, out of band. */
+  in_order: number;
+  /** When it was first tried: its retry window starts there (null until then). */
+  first_attempt_at: string | null;
 }
 
 export interface Database {

@@ -15,7 +15,7 @@ export function webhooksDescription(eventRef: string) {
           operationId: `on${type.replace(/(^|[._])(\w)/g, (_m, _s, c: string) => c.toUpperCase())}`,
           summary: `${type}: sent to each enabled endpoint whose enabled_events include it (or "*")`,
           description:
-            'Verify before trusting: `await client.webhooks.verify(body, headers, secret)` or any Standard Webhooks library. Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else, a timeout or a redirect is retried with exponential backoff for up to 3 days. Delivery is at least once: drop repeats by `webhook-id` (the event id).',
+            'Verify before trusting: `await client.webhooks.verify(body, headers, secret)` or any Standard Webhooks library. Answer 2xx within WEBHOOK_TIMEOUT_MS (10 s); anything else, a timeout or a redirect is retried with exponential backoff for up to 3 days. Delivery is at least once: drop repeats by `webhook-id` (the event id). An endpoint gets its events in the order they happened (`created_at`, then `id`), one at a time: a later one waits while an earlier one is retried. A resend (`POST /v3/events/{event}/resend`) is out of band.',
           tags: ['webhooks'],
           parameters: [
             { name: 'webhook-id', in: 'header', ...HEADER('The event id (`evt_…`): the same on every retry and resend') },

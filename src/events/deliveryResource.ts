@@ -3,9 +3,11 @@ import type { WebhookDeliveryTable } from '../db/schema.ts';
 import { newId } from '../core/resourceId.ts';
 
 type DeliveryColumns = Omit<Selectable<WebhookDeliveryTable>, 'resource'>;
+/** What the API shows of a delivery: not how it is queued. */
+type ShownColumns = Omit<DeliveryColumns, 'in_order' | 'first_attempt_at'>;
 
 /** A delivery as the API shows it (GET /v3/webhook_endpoints/{id}/deliveries), rendered on every write. */
-export function toDeliveryResource(row: DeliveryColumns) {
+export function toDeliveryResource(row: ShownColumns) {
   return {
     id: row.id,
     endpoint_id: row.endpoint_id,
@@ -25,8 +27,12 @@ export function withDeliveryResource(row: DeliveryColumns): Selectable<WebhookDe
   return { ...row, resource: JSON.stringify(toDeliveryResource(row)) };
 }
 
-/** A delivery of one event to one endpoint, due at once: what the outbox and a resend insert. */
-export function newDelivery(tenantId: string, endpointId: string, eventId: string, now: string): Selectable<WebhookDeliveryTable> {
+/**
+ * A delivery of one event to one endpoint. The outbox's is `inOrder`: queued (no
+ * `next_attempt_at`) until the sender makes it its endpoint's head, so the endpoint gets its
+ * events one at a time, in order. A resend is out of band: due at once.
+ */
+export function newDelivery(tenantId: string, endpointId: string, eventId: string, now: string, inOrder: boolean): Selectable<WebhookDeliveryTable> {
   return withDeliveryResource({
     id: newId('dlv'),
     tenant_id: tenantId,
@@ -34,11 +40,13 @@ export function newDelivery(tenantId: string, endpointId: string, eventId: strin
     event_id: eventId,
     status: 'pending',
     attempts: 0,
-    next_attempt_at: now,
+    next_attempt_at: inOrder ? null : now,
     last_status_code: null,
     last_latency_ms: null,
     last_error: null,
     created_at: now,
     updated_at: now,
+    in_order: inOrder ? 1 : 0,
+    first_attempt_at: null,
   });
 }

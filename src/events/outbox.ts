@@ -29,22 +29,23 @@ export async function recordEvent(write: Write, tenantId: string, type: EventTyp
     eventCountKeys(type).map((k) => ({ ...k, delta: 1 })),
     shard,
   );
-  await enqueueDeliveries(write, tenantId, { id, type }, now);
+  await enqueueDeliveries(write, tenantId, { id, type }, now, true);
   return id;
 }
 
 /**
- * A delivery of the event, due at `now`, to every enabled endpoint of the tenant that wants its
- * type: what recording an event and resending one both do, in the caller's transaction.
+ * A delivery of the event to every enabled endpoint of the tenant that wants its type: what
+ * recording an event (`inOrder`: queued behind the endpoint's earlier events) and resending one
+ * (out of band, due at once) both do, in the caller's transaction.
  */
-export async function enqueueDeliveries({ trx }: Write, tenantId: string, event: { id: string; type: string }, now: string) {
+export async function enqueueDeliveries({ trx }: Write, tenantId: string, event: { id: string; type: string }, now: string, inOrder: boolean) {
   const endpoints = await trx
     .selectFrom('webhook_endpoints')
     .select(['id', 'enabled_events'])
     .where('tenant_id', '=', tenantId)
     .where('enabled', '=', 1)
     .execute();
-  const rows = endpoints.filter((e) => wantsEvent(e.enabled_events, event.type)).map((e) => newDelivery(tenantId, e.id, event.id, now));
+  const rows = endpoints.filter((e) => wantsEvent(e.enabled_events, event.type)).map((e) => newDelivery(tenantId, e.id, event.id, now, inOrder));
   if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
   return rows;
 }

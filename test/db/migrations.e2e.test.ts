@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
+import { toDeliveryResource } from '../../src/events/deliveryResource.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
 import { caseFold } from '../../src/listing/caseFold.ts';
 import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
@@ -67,6 +68,7 @@ describe('migrations', () => {
         '0011_refund_reason',
         '0012_api_key_lifecycle',
         '0013_events_and_webhooks',
+        '0015_ordered_deliveries',
       ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
@@ -132,6 +134,50 @@ describe('migrations', () => {
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
       expect(await readBuckets()).toEqual(buckets);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('queue the pending deliveries of each endpoint behind its first, in event order, and tell resends apart (0015)', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const { error } = await (await migratorFor(db.kysely, db.dialect)).migrateTo('0013_events_and_webhooks');
+      expect(error).toBeUndefined();
+      const at = (s: number) => `2026-01-02T03:04:0${s}.000Z`;
+      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${at(0)})`.execute(db.kysely);
+      await sql`insert into webhook_endpoints (id, tenant_id, url, enabled_events, enabled, secret, consecutive_failures, created_at, updated_at, resource)
+        values ('we_1', 'ten_1', 'https://x.example', '["*"]', 1, 's', 0, ${at(0)}, ${at(0)}, '{}')`.execute(db.kysely);
+      for (const [id, second] of [
+        ['evt_a', 1],
+        ['evt_b', 2],
+        ['evt_c', 3],
+      ] as const)
+        await sql`insert into events (id, tenant_id, type, resource_id, created_at, resource) values (${id}, 'ten_1', 'account.created', 'acc_1', ${at(second)}, '{}')`.execute(
+          db.kysely,
+        );
+      const delivery = (id: string, eventId: string, created: string, status: string, attempts: number, next: string | null) => {
+        const row = { id, tenant_id: 'ten_1', endpoint_id: 'we_1', event_id: eventId, status, attempts, next_attempt_at: next };
+        const full = { ...row, last_status_code: null, last_latency_ms: null, last_error: null, created_at: created, updated_at: created };
+        return sql`insert into webhook_deliveries (id, tenant_id, endpoint_id, event_id, status, attempts, next_attempt_at, created_at, updated_at, resource)
+          values (${id}, 'ten_1', 'we_1', ${eventId}, ${status}, ${attempts}, ${next}, ${created}, ${created}, ${JSON.stringify(toDeliveryResource(full))})`.execute(
+          db.kysely,
+        );
+      };
+      await delivery('dlv_done', 'evt_a', at(1), 'succeeded', 1, null);
+      await delivery('dlv_b', 'evt_b', at(2), 'pending', 2, at(8));
+      await delivery('dlv_c', 'evt_c', at(3), 'pending', 0, at(3));
+      await delivery('dlv_resend', 'evt_a', at(5), 'pending', 0, at(5));
+      expect(await migrateToLatest(db.kysely, db.dialect)).toContain('0015_ordered_deliveries');
+      const rows = await db.kysely.selectFrom('webhook_deliveries').selectAll().orderBy('id').execute();
+      const byId = Object.fromEntries(rows.map((r) => [r.id, r]));
+      expect(byId.dlv_b).toMatchObject({ in_order: 1, next_attempt_at: expect.anything() });
+      expect(byId.dlv_c).toMatchObject({ in_order: 1, next_attempt_at: null });
+      expect(byId.dlv_resend).toMatchObject({ in_order: 0, next_attempt_at: expect.anything() });
+      expect(byId.dlv_done.in_order).toBe(1);
+      expect(byId.dlv_b.first_attempt_at).not.toBeNull();
+      for (const r of rows) expect(JSON.parse(r.resource)).toEqual(toDeliveryResource(r));
+      expect(byId.dlv_c.resource).toBe(JSON.stringify(toDeliveryResource(byId.dlv_c)));
     } finally {
       await drop();
     }

@@ -20,13 +20,21 @@ export async function startReceiver() {
   const received: Received[] = [];
   const rejected: string[] = [];
   const secrets: string[] = [];
-  let answer: () => { status: number; delayMs?: number } = () => ({ status: 204 });
+  /** The `webhook-id` of every request, answered 2xx or not, as they arrived. */
+  const attempted: string[] = [];
+  /** The most requests it was answering at once. */
+  const concurrency = { now: 0, most: 0 };
+  let answer: (webhookId: string) => { status: number; delayMs?: number } = () => ({ status: 204 });
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
+    const webhookId = String(request.headers['webhook-id']);
+    attempted.push(webhookId);
+    concurrency.most = Math.max(concurrency.most, ++concurrency.now);
     request.on('data', (c: Buffer) => chunks.push(c));
     request.on('end', async () => {
-      const { status, delayMs } = answer();
+      const { status, delayMs } = answer(webhookId);
       if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+      concurrency.now--;
       if (status >= 200 && status < 300) {
         const body = Buffer.concat(chunks).toString('utf8');
         const verifiedWith = secrets.filter((s) => verifies(s, body, request.headers));
@@ -46,7 +54,9 @@ export async function startReceiver() {
     received,
     rejected,
     secrets,
-    answerWith(next: () => { status: number; delayMs?: number }) {
+    attempted,
+    concurrency,
+    answerWith(next: (webhookId: string) => { status: number; delayMs?: number }) {
       answer = next;
     },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
