@@ -8,7 +8,8 @@ import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
-import { sendStoredResource } from '../listing/sendStoredResource.ts';
+import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { deliveryRepresentation, endpointRepresentation } from './webhookRepresentations.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { toDeliveryResource } from '../events/deliveryResource.ts';
 import { toEndpointResource } from './endpointResource.ts';
@@ -67,11 +68,11 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
   });
 
   app.get('/v3/webhook_endpoints', {
-    config: { ...write, ...listRouteConfig(endpointListSpec) },
+    config: { ...write, ...listRouteConfig(endpointListSpec, endpointRepresentation) },
     schema: {
       summary: 'List webhook endpoints',
       tags: TAGS,
-      querystring: listQuerySchema(endpointListSpec),
+      querystring: listQuerySchema(endpointListSpec, endpointRepresentation),
       response: { 200: EnvelopeSchema(WebhookEndpointSchema) },
     },
     handler: listHandler({
@@ -79,14 +80,26 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
       table: 'webhook_endpoints',
       spec: endpointListSpec,
       publicUrl,
+      representation: endpointRepresentation,
       scopeOf: (request) => ({ tenantId: request.caller.tenantId }),
     }),
   });
 
+  const singleRead = singleReadRoute(endpointRepresentation);
   app.get('/v3/webhook_endpoints/:endpoint', {
-    config: write,
-    schema: { summary: 'Get one webhook endpoint', tags: TAGS, params: EndpointParams, response: { 200: ResourceSchema(WebhookEndpointSchema) } },
-    handler: async (request, reply) => sendStoredResource(reply, (await findEndpoint(db, request.caller.tenantId, request.params.endpoint)).resource),
+    config: { ...write, ...singleRead.config },
+    schema: {
+      summary: 'Get one webhook endpoint',
+      tags: TAGS,
+      params: EndpointParams,
+      querystring: singleRead.querystring,
+      response: { 200: ResourceSchema(WebhookEndpointSchema) },
+    },
+    handler: async (request, reply) => {
+      const wanted = readSingleRead(endpointRepresentation, request.query);
+      const { resource } = await findEndpoint(db, request.caller.tenantId, request.params.endpoint);
+      return sendRequestedResource(reply, endpointRepresentation, wanted, request.caller.tenantId, resource);
+    },
   });
 
   app.patch('/v3/webhook_endpoints/:endpoint', {
@@ -131,12 +144,12 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
   });
 
   app.get('/v3/webhook_endpoints/:endpoint/deliveries', {
-    config: { ...write, ...listRouteConfig(deliveryListSpec) },
+    config: { ...write, ...listRouteConfig(deliveryListSpec, deliveryRepresentation) },
     schema: {
       summary: "List an endpoint's deliveries (status, attempts, last response code and latency)",
       tags: TAGS,
       params: EndpointParams,
-      querystring: listQuerySchema(deliveryListSpec),
+      querystring: listQuerySchema(deliveryListSpec, deliveryRepresentation),
       response: { 200: EnvelopeSchema(DeliverySchema) },
     },
     handler: listHandler({
@@ -144,6 +157,7 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
       table: 'webhook_deliveries',
       spec: deliveryListSpec,
       publicUrl,
+      representation: deliveryRepresentation,
       scopeOf: async (request) => {
         const { endpoint } = request.params as { endpoint: string };
         await findEndpoint(db, request.caller.tenantId, endpoint);

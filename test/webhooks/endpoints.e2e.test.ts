@@ -77,4 +77,22 @@ describe('managing webhook endpoints', () => {
     expect(rotated.body.data.secret).toMatch(/^whsec_/);
     expect(rotated.body.data.secret).not.toBe(secret);
   });
+
+  it('trims endpoints and their deliveries to fields[webhook_endpoints] and fields[webhook_deliveries], and refuses unknown fields', async () => {
+    const created = (await create({ enabled_events: ['account.created'] })).body.data;
+    const list = await t.get('/v3/webhook_endpoints?fields[webhook_endpoints]=url,id', key);
+    expect(list.status).toBe(200);
+    expect(list.body.data.length).toBeGreaterThan(0);
+    for (const endpoint of list.body.data) expect(Object.keys(endpoint)).toEqual(['id', 'url']);
+    const one = await t.get(`/v3/webhook_endpoints/${created.id}?fields[webhook_endpoints]=enabled`, key);
+    expect(one.body).toEqual({ data: { enabled: true } });
+    expect((await t.send('POST', '/v3/accounts', key, { name: 'Ada', email: 'ada@example.com', currency: 'EUR' })).status).toBe(201);
+    const deliveries = await t.get(`/v3/webhook_endpoints/${created.id}/deliveries?fields[webhook_deliveries]=status,id`, key);
+    expect(deliveries.status).toBe(200);
+    expect(deliveries.body.data.length).toBeGreaterThan(0);
+    for (const delivery of deliveries.body.data) expect(Object.keys(delivery)).toEqual(['id', 'status']);
+    const unknown = await t.get('/v3/webhook_endpoints?fields[webhook_endpoints]=id,secret', key);
+    expect(unknown.status).toBe(422);
+    expect(JSON.stringify(unknown.body.codes)).toContain('unknown_resource_field');
+  });
 });
