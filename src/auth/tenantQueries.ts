@@ -1,7 +1,7 @@
-import { CompiledQuery, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { ApiKeyTable, Database } from '../db/schema.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
-import { StatementTemplates } from '../db/statementTemplates.ts';
+import { marked, StatementTemplates } from '../db/statementTemplates.ts';
 import { newId } from '../core/resourceId.ts';
 import { generateApiKey, type Scope } from './apiKey.ts';
 
@@ -64,18 +64,14 @@ export async function findKeyByHash(db: Kysely<Database>, hash: string) {
   if (!templates) statements.set(db, (templates = new StatementTemplates()));
   const compiled = templates.statement(
     'key by hash',
-    (slot) => {
-      const select = db
-        .selectFrom('api_keys')
-        .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
-        .where('key_hash', '=', slot<string>('hash'));
-      return {
-        compile: () => {
-          const { sql, parameters } = select.compile();
-          return CompiledQuery.raw(PREPARED + sql, [...parameters]);
-        },
-      };
-    },
+    (slot) =>
+      marked(
+        PREPARED,
+        db
+          .selectFrom('api_keys')
+          .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
+          .where('key_hash', '=', slot<string>('hash')),
+      ),
     { hash },
   );
   const { rows } = await db.executeQuery<KeyRow>(compiled);

@@ -42,3 +42,13 @@ export class StatementTemplates {
     return CompiledQuery.raw(compiled.sql, parameters);
   }
 }
+
+/** `statement` with a driver's marker (PREPARED, READ_AT_ONCE) put before its SQL, where the driver looks for it. */
+export function marked(marker: string, statement: Compilable): Compilable {
+  return {
+    compile: () => {
+      const { sql, parameters } = statement.compile();
+      return CompiledQuery.raw(marker + sql, [...parameters]);
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { CompiledQuery, sql, type Compilable, type Expression, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
@@ -7,7 +7,7 @@ import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
-import { StatementTemplates } from '../db/statementTemplates.ts';
+import { marked, StatementTemplates } from '../db/statementTemplates.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
@@ -177,14 +177,7 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
 const templates = new StatementTemplates();
 
 /** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). */
-function readAtOnce(statement: Compilable): Compilable {
-  return {
-    compile: () => {
-      const { sql: text, parameters } = statement.compile();
-      return CompiledQuery.raw(READ_AT_ONCE + text, [...parameters]);
-    },
-  };
-}
+const readAtOnce = (statement: Compilable) => marked(READ_AT_ONCE, statement);
 
 /**
  * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a

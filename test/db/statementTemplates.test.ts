@@ -1,6 +1,6 @@
-import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
+import { CompiledQuery, DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { StatementTemplates } from '../../src/db/statementTemplates.ts';
+import { marked, StatementTemplates } from '../../src/db/statementTemplates.ts';
 
 const db = new Kysely<{ t: { a: string; b: number } }>({
   dialect: {
@@ -39,5 +39,14 @@ describe('statement templates', () => {
       b: 3,
     });
     expect(compiled.parameters).toEqual(['fixed', 3]);
+  });
+});
+
+describe('marked', () => {
+  it('puts the marker before the statement’s SQL and keeps its parameters', () => {
+    const statement = { compile: () => CompiledQuery.raw('select ? + 1', [41]) };
+    const compiled = marked('/* m */ ', statement).compile();
+    expect(compiled.sql).toBe('/* m */ select ? + 1');
+    expect(compiled.parameters).toEqual([41]);
   });
 });
