@@ -10,7 +10,7 @@ import { listQuerySchema } from '../listing/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
 import { findAccount } from './accountQueries.ts';
-import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { accountRepresentation } from './accountRepresentation.ts';
 import { AccountSchema } from './accountSchema.ts';
 
@@ -47,12 +47,12 @@ export function registerAccountRoutes(fastify: FastifyInstance, db: Db, lists: L
       querystring: singleRead.querystring,
       response: { 200: ResourceSchema(AccountSchema) },
     },
-    handler: async (request, reply) => {
-      const id = request.params.account;
-      const wanted = readSingleRead(accountRepresentation, request.query);
-      const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
-      if (!row) throw notFound(`No account ${id}.`);
-      return sendRequestedResource(reply, accountRepresentation, wanted, request.caller.tenantId, row.resource);
-    },
+    handler: async (request, reply) =>
+      answerSingleRead(reply, accountRepresentation, request.query, request.caller.tenantId, async () => {
+        const id = request.params.account;
+        const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
+        if (!row) throw notFound(`No account ${id}.`);
+        return row.resource;
+      }),
   });
 }

@@ -22,20 +22,26 @@ export function singleReadRoute(offer: RepresentationOffer) {
 }
 
 /** The representation a single read asked for (undefined: as stored), or its 422. */
-export function readSingleRead(offer: RepresentationOffer, query: unknown): RequestedRepresentation | undefined {
+function readSingleRead(offer: RepresentationOffer, query: unknown): RequestedRepresentation | undefined {
   const { wanted, errors } = readRepresentation(offer, (query ?? {}) as object);
   if (Object.keys(errors).length > 0) throw validationProblem(errors);
   return wanted;
 }
 
-/** GET-one with the representation asked for: the stored text as it is, or trimmed and expanded like a list's rows. */
-export async function sendRequestedResource(
+/**
+ * Answers GET-one with the representation asked for: the stored text as it is, or trimmed and
+ * expanded like a list's rows. The query is read before the record is looked for, so a bad
+ * fieldset is a 422 whether or not the record exists.
+ */
+export async function answerSingleRead(
   reply: FastifyReply,
   offer: RepresentationOffer,
-  wanted: RequestedRepresentation | undefined,
+  query: unknown,
   tenantId: string,
-  resource: string,
+  findResource: () => Promise<string>,
 ): Promise<FastifyReply> {
+  const wanted = readSingleRead(offer, query);
+  const resource = await findResource();
   if (!wanted) return sendStoredResource(reply, resource);
   const [shaped] = await reshapeRows(offer, wanted, tenantId, [resource]);
   return sendStoredResource(reply, shaped);

@@ -12,7 +12,7 @@ import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
 import { findPayment } from './paymentQueries.ts';
-import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { paymentRepresentation } from './paymentRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 
@@ -69,12 +69,12 @@ export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: L
       querystring: singleRead.querystring,
       response: { 200: ResourceSchema(PaymentSchema) },
     },
-    handler: async (request, reply) => {
-      const id = request.params.payment;
-      const wanted = readSingleRead(representation, request.query);
-      const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
-      if (!row) throw notFound(`No payment ${id}.`);
-      return sendRequestedResource(reply, representation, wanted, request.caller.tenantId, row.resource);
-    },
+    handler: async (request, reply) =>
+      answerSingleRead(reply, representation, request.query, request.caller.tenantId, async () => {
+        const id = request.params.payment;
+        const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
+        if (!row) throw notFound(`No payment ${id}.`);
+        return row.resource;
+      }),
   });
 }

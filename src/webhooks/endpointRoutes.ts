@@ -8,7 +8,7 @@ import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
-import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { deliveryRepresentation, endpointRepresentation } from './webhookRepresentations.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { toDeliveryResource } from '../events/deliveryResource.ts';
@@ -95,11 +95,10 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
       querystring: singleRead.querystring,
       response: { 200: ResourceSchema(WebhookEndpointSchema) },
     },
-    handler: async (request, reply) => {
-      const wanted = readSingleRead(endpointRepresentation, request.query);
-      const { resource } = await findEndpoint(db, request.caller.tenantId, request.params.endpoint);
-      return sendRequestedResource(reply, endpointRepresentation, wanted, request.caller.tenantId, resource);
-    },
+    handler: async (request, reply) =>
+      answerSingleRead(reply, endpointRepresentation, request.query, request.caller.tenantId, async () => {
+        return (await findEndpoint(db, request.caller.tenantId, request.params.endpoint)).resource;
+      }),
   });
 
   app.patch('/v3/webhook_endpoints/:endpoint', {

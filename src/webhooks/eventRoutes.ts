@@ -7,7 +7,7 @@ import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listing/listQuerySchema.ts';
-import { readSingleRead, sendRequestedResource, singleReadRoute } from '../listing/sendStoredResource.ts';
+import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { eventRepresentation } from './eventRepresentation.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { eventListSpec } from './eventListSpec.ts';
@@ -55,10 +55,9 @@ export function registerEventRoutes(fastify: FastifyInstance, db: Db, lists: Lis
       querystring: singleRead.querystring,
       response: { 200: ResourceSchema(EventSchema) },
     },
-    handler: async (request, reply) => {
-      const wanted = readSingleRead(eventRepresentation, request.query);
-      const { resource } = await findEvent(db, request.caller.tenantId, request.params.event);
-      return sendRequestedResource(reply, eventRepresentation, wanted, request.caller.tenantId, resource);
-    },
+    handler: async (request, reply) =>
+      answerSingleRead(reply, eventRepresentation, request.query, request.caller.tenantId, async () => {
+        return (await findEvent(db, request.caller.tenantId, request.params.event)).resource;
+      }),
   });
 }
