@@ -48,10 +48,16 @@ function throughProxy(url: string, counter: WireCounter): string {
   return parsed.toString();
 }
 
-for (const path of values.paths.split(',')) {
-  const dir = join(profiles, String(values.paths.split(',').indexOf(path)));
-  const target = new URL(ds.url.startsWith('postgres') ? ds.url : 'postgres://127.0.0.1:5432');
-  const counter = dialect === 'postgres' ? await startPgWireCounter({ host: target.hostname, port: Number(target.port || 5432) }) : undefined;
+/** On PostgreSQL, a counting proxy in front of the dataset's server. */
+async function wireCounter(): Promise<WireCounter | undefined> {
+  if (dialect !== 'postgres') return undefined;
+  const target = new URL(ds.url);
+  return startPgWireCounter({ host: target.hostname, port: Number(target.port || 5432) });
+}
+
+for (const [index, path] of values.paths.split(',').entries()) {
+  const dir = join(profiles, String(index));
+  const counter = await wireCounter();
   const server = await startServer(counter ? throughProxy(ds.url, counter) : ds.url, {
     nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir],
     env: { WORKERS: '1' },
