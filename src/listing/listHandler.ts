@@ -14,7 +14,7 @@ import { RowsInFlight } from './rowsInFlight.ts';
 
 /** Pages from this size on share RowsInFlight; smaller ones never wait behind them. */
 const BIG_PAGE_FROM = 1000;
-/** Two 5000-row pages at a time per process (measured in docs/performance.md, Per-request cost). */
+/** Two 5000-row pages at a time per process: enough to keep the database and the event loop both busy. */
 const bigPageRows = new RowsInFlight(10_000);
 
 declare module 'fastify' {

@@ -1,9 +1,9 @@
 /**
  * How many rows of big pages a process reads and renders at once; a big page past that waits
  * its turn (first come, first served) before its query runs. A 5000-row page lives as 5000 row
- * objects and strings, then a 2.6 MB body: sixteen of them at once kept ~130 MB of short-lived
- * objects alive, and the collector's pauses held every other request, /health too. The CPU is
- * the limit either way, so fewer at once costs no throughput.
+ * objects and strings, then a 2.6 MB body: sixteen of them at once keep sixteen such pages of
+ * short-lived objects alive for the collector, whose pauses hold every other request, /health
+ * too. The CPU is the limit either way, so fewer at once costs no throughput.
  */
 export class RowsInFlight {
   readonly #limit: number;
