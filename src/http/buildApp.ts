@@ -123,7 +123,7 @@ export async function buildApp({
   registerProblemRendering(app);
   registerAllowedMethods(app);
   // Security headers first: /docs then replaces the JSON API's CSP with a page's own.
-  await registerSecurityHeaders(app);
+  registerSecurityHeaders(app);
   // Before any route: these work through onRoute (documentation, compression, ETags).
   await registerCors(app, config.corsOrigins ?? []);
   await registerOpenApi(app);
