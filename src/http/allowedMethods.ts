@@ -30,13 +30,13 @@ export function registerAllowedMethods(app: FastifyInstance): void {
     // Fastify adds a HEAD twin for every GET (exposeHeadRoutes), through onRoute too.
     routes.push({ pattern: pathPattern(route.url), methods: [route.method].flat() });
   });
-  app.addHook('onRequest', async (request) => {
-    if (!request.is404) return;
+  app.addHook('onRequest', (request, _reply, done) => {
+    if (!request.is404) return done();
     const path = request.url.split('?')[0];
     const allowed = new Set<string>();
     for (const route of routes) if (route.pattern.test(path)) for (const method of route.methods) allowed.add(method);
-    if (allowed.size === 0) return;
+    if (allowed.size === 0) return done();
     const allow = [...allowed].sort().join(', ');
-    throw new Problem('method-not-allowed', { detail: `${path} answers ${allow}, not ${request.method}.`, headers: { allow } });
+    done(new Problem('method-not-allowed', { detail: `${path} answers ${allow}, not ${request.method}.`, headers: { allow } }));
   });
 }

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { issue, validationProblem } from '../core/problem.ts';
 
 /**
@@ -52,7 +52,7 @@ export function invalidTextIn(value: unknown): { path: string[]; message: string
 }
 
 /** preValidation: a JSON body with text that is not storable as sent is a 422 naming the field (dot notation). */
-export async function rejectInvalidTextInBody(request: FastifyRequest): Promise<void> {
+export function rejectInvalidTextInBody(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   const invalid = invalidTextIn(request.body);
-  if (invalid) throw validationProblem({ [invalid.path.length ? invalid.path.join('.') : 'body']: [issue('invalid_text', invalid.message)] });
+  done(invalid ? validationProblem({ [invalid.path.length ? invalid.path.join('.') : 'body']: [issue('invalid_text', invalid.message)] }) : undefined);
 }

@@ -17,16 +17,16 @@ export interface Lifecycle {
 
 export function registerLifecycle(app: FastifyInstance): Lifecycle {
   let state: LifecycleState = 'serving';
-  app.addHook('onRequest', async () => {
-    if (state === 'closing') {
-      const problem = serviceUnavailable('This instance is shutting down; retry on another.');
-      problem.headers.connection = 'close';
-      throw problem;
-    }
+  app.addHook('onRequest', (_request, _reply, done) => {
+    if (state !== 'closing') return done();
+    const problem = serviceUnavailable('This instance is shutting down; retry on another.');
+    problem.headers.connection = 'close';
+    done(problem);
   });
   // Also reaches responses to requests that were already in flight when draining began.
-  app.addHook('onSend', async (_request, reply) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     if (state !== 'serving') reply.header('connection', 'close');
+    done(null, payload);
   });
   // Closing starts the moment close() is called. A preClose hook runs only once Fastify's own
   // close step is reached, some ticks later behind the plugins' close work, and a request could

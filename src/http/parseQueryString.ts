@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import qs from 'qs';
 import { issue, Problem, validationProblem } from '../core/problem.ts';
 import { invalidTextIn } from './invalidText.ts';
@@ -87,7 +87,6 @@ export function parseQueryString(text: string): Record<string, unknown> {
 }
 
 /** onRequest: answers a query that broke a bound with its problem (414 or 422). */
-export async function rejectBadQuery(request: FastifyRequest): Promise<void> {
-  const problem = (request.query as ParsedQuery | undefined)?.[QUERY_PROBLEM];
-  if (problem) throw problem;
+export function rejectBadQuery(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
+  done((request.query as ParsedQuery | undefined)?.[QUERY_PROBLEM]);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
 import { malformedRequest, Problem } from '../core/problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
@@ -52,14 +52,15 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
 }
 
 /** onRequest: what Node no longer refuses on its own (see registerProtocolChecks). */
-async function checkHostAndExpect(request: FastifyRequest): Promise<void> {
+function checkHostAndExpect(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
   if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-    throw malformedRequest('An HTTP/1.1 request must carry a Host header.');
+    return done(malformedRequest('An HTTP/1.1 request must carry a Host header.'));
   }
   const expect = request.headers.expect;
   if (expect !== undefined && !CONTINUE.test(expect)) {
-    throw new Problem('expectation-failed', { detail: 'The only expectation supported is Expect: 100-continue.' });
+    return done(new Problem('expectation-failed', { detail: 'The only expectation supported is Expect: 100-continue.' }));
   }
+  done();
 }
 
 /**

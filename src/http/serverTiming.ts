@@ -6,8 +6,8 @@ import type { FastifyInstance } from 'fastify';
  * to tell server time from the client's own parsing and the wire.
  */
 export function registerServerTiming(app: FastifyInstance): void {
-  app.addHook('onSend', async (_request, reply, payload) => {
+  app.addHook('onSend', (_request, reply, payload, done) => {
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(1)}`);
-    return payload;
+    done(null, payload);
   });
 }

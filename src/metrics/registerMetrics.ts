@@ -65,13 +65,14 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
     },
   });
 
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     const route = routeLabel(request.routeOptions.url);
     const status = reply.statusCode;
     const labels = { method: request.method, route, status_class: `${Math.floor(status / 100)}xx` };
     requests.inc(labels);
     latency.observe(labels, reply.elapsedTime / 1000);
     if (status >= 500) serverErrors.inc({ method: request.method, route, status: String(status) });
+    done();
   });
   app.addHook('onError', async (request, _reply, error) => {
     if (!isClientAbort(request.raw, error) && isDatabaseUnavailable(error)) unavailable.inc();

@@ -31,9 +31,9 @@ export function sunsetHeader(sunset: string): string {
  * with a `Link rel="deprecation"` (added to any Link the route already sends, e.g. page links).
  */
 export function registerDeprecationHeaders(app: FastifyInstance): void {
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const deprecation = request.routeOptions.config?.deprecation;
-    if (!deprecation) return payload;
+    if (!deprecation) return done(null, payload);
     reply.header('deprecation', deprecationHeader(deprecation.since));
     if (deprecation.sunset) reply.header('sunset', sunsetHeader(deprecation.sunset));
     if (deprecation.link) {
@@ -41,6 +41,6 @@ export function registerDeprecationHeaders(app: FastifyInstance): void {
       const own = `<${deprecation.link}>; rel="deprecation"; type="text/html"`;
       reply.header('link', existing ? `${String(existing)}, ${own}` : own);
     }
-    return payload;
+    done(null, payload);
   });
 }
