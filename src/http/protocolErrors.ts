@@ -53,14 +53,14 @@ export function clientErrorHandler(this: FastifyInstance, error: NodeJS.ErrnoExc
 
 /** onRequest: what Node no longer refuses on its own (see registerProtocolChecks). */
 function checkHostAndExpect(request: FastifyRequest, _reply: FastifyReply, done: HookHandlerDoneFunction): void {
-  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
-    return done(malformedRequest('An HTTP/1.1 request must carry a Host header.'));
-  }
   const expect = request.headers.expect;
-  if (expect !== undefined && !CONTINUE.test(expect)) {
-    return done(new Problem('expectation-failed', { detail: 'The only expectation supported is Expect: 100-continue.' }));
+  if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+    done(malformedRequest('An HTTP/1.1 request must carry a Host header.'));
+  } else if (expect !== undefined && !CONTINUE.test(expect)) {
+    done(new Problem('expectation-failed', { detail: 'The only expectation supported is Expect: 100-continue.' }));
+  } else {
+    done();
   }
-  done();
 }
 
 /**

@@ -64,7 +64,8 @@ export function registerSecurityHeaders(app: FastifyInstance): void {
   // Errors and writes are never worth caching anywhere (they may carry payment data). Successful
   // reads keep whatever caching headers their route chose.
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (!reply.hasHeader('cache-control') && (reply.statusCode >= 400 || (request.method !== 'GET' && request.method !== 'HEAD'))) reply.header('cache-control', 'no-store');
+    if (!reply.hasHeader('cache-control') && (reply.statusCode >= 400 || (request.method !== 'GET' && request.method !== 'HEAD')))
+      reply.header('cache-control', 'no-store');
     done(null, payload);
   });
 }
