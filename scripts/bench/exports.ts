@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
-import { Worker } from 'node:worker_threads';
 import { createGunzip } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { walk, type Walk } from './scenarios.ts';
+import { pollHealth, summarizeLatencies, type HealthLatencies } from './healthPoller.ts';
 
 /**
  * Exports against walking the same list: all payments as NDJSON and as CSV, each timed, the
@@ -20,7 +20,7 @@ export interface ExportRun {
   encoding: string;
   /** Peak VmRSS of the server during the export, over its idle VmRSS before the first export (MB). */
   rssOverIdleMb: number;
-  health: { samples: number; p50: number; p99: number; max: number };
+  health: HealthLatencies;
 }
 
 export interface ExportsResult {
@@ -32,15 +32,12 @@ export interface ExportsResult {
 }
 
 const RSS_SAMPLE_MS = 20;
-const HEALTH_EVERY_MS = 10;
 
 /** The server process's resident set (MB), from /proc (Linux). */
 export function rssMb(pid: number): number {
   const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
   return Number(kb) / 1024;
 }
-
-const quantile = (sorted: number[], q: number) => (sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] : NaN);
 
 /** Samples something until stopped: the RSS peak, the /health latencies. */
 function sampleWhile<T>(every: number, sample: () => Promise<T> | T) {
@@ -74,41 +71,6 @@ function exportBody(url: string, key: string, accept: string, acceptEncoding: st
   });
 }
 
-/**
- * Polls /health every HEALTH_EVERY_MS from a worker thread: its own event loop, so the time this
- * thread spends reading the export (an uncompressed one is 536 MB through its HTTP parser) is
- * not counted as the server's.
- */
-function pollHealth(url: string): { stop(): Promise<number[]> } {
-  const source = `
-    const { parentPort, workerData } = require('node:worker_threads');
-    let running = true;
-    const samples = [];
-    parentPort.once('message', () => { running = false; });
-    (async () => {
-      while (running) {
-        const started = performance.now();
-        const response = await fetch(workerData.url);
-        await response.arrayBuffer();
-        samples.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, workerData.every));
-      }
-      parentPort.postMessage(samples);
-    })();`;
-  const worker = new Worker(source, { eval: true, workerData: { url, every: HEALTH_EVERY_MS } });
-  return {
-    stop: () =>
-      new Promise((resolve, reject) => {
-        worker.once('message', (samples: number[]) => {
-          void worker.terminate();
-          resolve(samples);
-        });
-        worker.once('error', reject);
-        worker.postMessage('stop');
-      }),
-  };
-}
-
 /** One export, read as fast as this process can; lines counted (less the CSV header and the NDJSON trailer). */
 async function exportOnce(origin: string, key: string, path: string, format: ExportRun['format'], acceptEncoding: string, pid: number, idleRssMb: number): Promise<ExportRun> {
   const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
@@ -123,9 +85,8 @@ async function exportOnce(origin: string, key: string, path: string, format: Exp
     for (let i = chunk.indexOf(10); i !== -1; i = chunk.indexOf(10, i + 1)) lines++;
   }
   const seconds = (performance.now() - started) / 1000;
-  const latencies = (await health.stop()).sort((a, b) => a - b);
+  const latencies = await health.stop();
   const peak = Math.max(...(await rss.stop()), rssMb(pid));
-  const round = (x: number) => Math.round(x * 100) / 100;
   const total = Number(response.headers['x-total-count']);
   const rows = lines - 1;
   if (rows !== total) throw new Error(`${format} export sent ${rows} rows, its X-Total-Count said ${total}`);
@@ -136,7 +97,7 @@ async function exportOnce(origin: string, key: string, path: string, format: Exp
     bytes,
     encoding: response.headers['content-encoding'] ?? 'identity',
     rssOverIdleMb: peak - idleRssMb,
-    health: { samples: latencies.length, p50: round(quantile(latencies, 0.5)), p99: round(quantile(latencies, 0.99)), max: round(latencies.at(-1) ?? NaN) },
+    health: summarizeLatencies(latencies),
   };
 }
 
