@@ -1,10 +1,13 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
-import type pg from 'pg';
+import pg from 'pg';
 import QueryStream from 'pg-query-stream';
+import { to as copyTo } from 'pg-copy-streams';
 import type { Db } from './database.ts';
 import { MAX_STRETCH_MS } from './nodeSqliteDialect.ts';
+
+const { escapeLiteral } = pg;
 
 /**
  * One consistent, read-only view of the database for a long read (an export): every statement
@@ -22,6 +25,14 @@ export interface SnapshotReader {
    * stopping the iteration stops the reading.
    */
   batches<R>(query: CompiledQuery, batchSize: number): AsyncGenerator<R[]>;
+  /**
+   * PostgreSQL only: the one text column of a statement, each value followed by a newline, as the
+   * bytes the server sends them (COPY … TO STDOUT), in chunks of whatever size they arrive.
+   * No string or row object is made per value. The values must hold no raw line break or
+   * control character, as JSON text never does. Stopping the iteration midway ends the
+   * connection (a COPY cannot be left any other way); `close()` then only gives it up.
+   */
+  lines?(query: CompiledQuery): AsyncGenerator<Buffer>;
   close(): Promise<void>;
 }
 
@@ -35,9 +46,32 @@ export interface SnapshotOptions {
  * taken by its first statement), rows through a server-side cursor (pg-query-stream) that
  * fetches a batch when the previous one was consumed.
  */
+/**
+ * A statement's `$n` placeholders written as literals: COPY takes no parameters. Strings go
+ * through node-postgres' `escapeLiteral` (quotes doubled, backslashes escaped in an E'' string);
+ * anything but strings, finite numbers and booleans is refused rather than guessed at.
+ */
+export function inlineParameters(query: CompiledQuery): string {
+  return query.sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const value: unknown = query.parameters[Number(n) - 1];
+    if (typeof value === 'string') return escapeLiteral(value);
+    if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+    if (typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+    throw new Error(`cannot write parameter $${n} (${typeof value}) as a literal`);
+  });
+}
+
+/**
+ * COPY's CSV form with a delimiter and a quote that JSON text never holds raw (JSON escapes
+ * every character below U+0020), so a value is written as it is, unquoted, then a newline.
+ */
+const RAW_LINES = "with (format csv, delimiter E'\\x01', quote E'\\x02')";
+
 async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promise<SnapshotReader> {
   const client = await pool.connect();
   let released = false;
+  /** A COPY was left midway: the connection is mid-protocol and can only be ended. */
+  let abandoned = false;
   const release = (error?: Error) => {
     if (released) return;
     released = true;
@@ -70,8 +104,23 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
           stream.destroy();
         }
       },
+      async *lines(query: CompiledQuery) {
+        const stream = client.query(copyTo(`copy (${inlineParameters(query)}) to stdout ${RAW_LINES}`));
+        let complete = false;
+        try {
+          for await (const chunk of stream) yield chunk as Buffer;
+          complete = true;
+        } finally {
+          if (!complete) {
+            abandoned = true;
+            stream.destroy();
+          }
+        }
+      },
       async close() {
         if (released) return;
+        // Ending the connection is what stops the COPY on the server at once.
+        if (abandoned) return release(new Error('an export was left in the middle of a COPY'));
         try {
           await client.query('rollback');
           release();

@@ -67,6 +67,27 @@ describe('exports: every record of a list in one response', () => {
     expect((await exportOf('/v3/accounts/acc_00000000000000000000000000/payments/export')).statusCode).toBe(404);
   });
 
+  it('sends each record as the very bytes the list sends: quotes, backslashes and any script survive', async () => {
+    for (const name of ['O\'Brien "the" \\ back\\slash', 'Zoë 東京 😀 \u2028 tab\there', "E'x' $1 $$ a,b;c"]) {
+      const created = await t.send('POST', '/v3/accounts', key, { name, email: 'awkward@example.com', currency: 'EUR' });
+      expect(created.status).toBe(201);
+    }
+    const response = await exportOf('/v3/accounts/export?filter[currency]=EUR&sort=-created_at');
+    const exported = response.rawPayload.toString('utf8').split('\n').slice(0, -2);
+    // The list writes each record's stored text into its envelope as it is (envelopeBody.ts).
+    const stored = await t.database.db.kysely
+      .selectFrom('accounts')
+      .innerJoin('tenants', 'tenants.id', 'accounts.tenant_id')
+      .select('accounts.resource')
+      .where('tenants.name', '=', 'exporter')
+      .where('accounts.currency', '=', 'EUR')
+      .orderBy('accounts.created_at', 'desc')
+      .orderBy('accounts.id', 'desc')
+      .execute();
+    expect(exported).toEqual(stored.map((row) => row.resource));
+    expect(exported.filter((line) => line.includes("O'Brien"))).toHaveLength(1);
+  });
+
   it('refuses what the list refuses with the same 422, and refuses paging', async () => {
     for (const query of ['filter[status]=nope', 'sort=name', 'filter[created_at][gte]=2026-02-30', 'filter[colour]=red']) {
       const exported = await exportOf(`/v3/payments/export?${query}`);

@@ -1,0 +1,70 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inlineParameters, openSnapshot } from '../../src/db/snapshotReader.ts';
+import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
+
+/** Texts as JSON writes them, with everything that a quoting or escaping mistake would change. */
+const AWKWARD = [
+  '{"name":"O\'Brien \\"the\\" \\\\ back\\\\slash","note":"tab\\there, line\\nbreak"}',
+  '{"q":"\'\'","dollar":"$1 $$ $2","e":"E\'x\'","copy":"\\\\."}',
+  '{"unicode":"Zoë 東京 😀 \\u2028 \\u0001 ü","comma":"a,b;c|d"}',
+  '{"empty":""}',
+];
+
+describe('a snapshot reader', () => {
+  let database: TestDatabase;
+  beforeAll(async () => {
+    database = await createTestDatabase();
+  });
+  afterAll(() => database.drop());
+
+  it('writes parameters as literals that read back as the same values, and refuses what it cannot write', () => {
+    const compiled = {
+      sql: 'select $1, $2, $10, $3',
+      parameters: ["it's", 'a\\b', 7, 1, 2, 3, 4, 5, 6, true],
+      query: undefined as never,
+      queryId: undefined as never,
+    };
+    expect(inlineParameters(compiled)).toBe("select 'it''s',  E'a\\\\b', true, 7");
+    expect(() => inlineParameters({ ...compiled, parameters: [{}, 1, 2, 3, 4, 5, 6, 7, 8, 9] })).toThrow(/literal/);
+    expect(() => inlineParameters({ ...compiled, parameters: [Number.NaN, 1, 2, 3, 4, 5, 6, 7, 8, 9] })).toThrow(/literal/);
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')('copies a text column out byte for byte, one value a line, parameters written in', async () => {
+    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
+    try {
+      const values = sql.join(AWKWARD.map((text, i) => sql`(${i}, ${text})`));
+      const query = sql<{ resource: string }>`select resource from (values ${values}) as v(i, resource) where resource <> ${'no such text'} order by i`.compile(
+        database.db.kysely,
+      );
+      const chunks: Buffer[] = [];
+      for await (const chunk of reader.lines!(query)) chunks.push(chunk);
+      expect(Buffer.concat(chunks).toString('utf8')).toBe(AWKWARD.map((text) => `${text}\n`).join(''));
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it.runIf(TEST_DIALECT === 'postgres')('gives up its connection when a copy is left midway, and the pool goes on serving', async () => {
+    const before = database.db.poolStats();
+    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
+    const query = sql<{ resource: string }>`select repeat('x', 100) as resource from generate_series(1, 200000)`.compile(database.db.kysely);
+    const lines = reader.lines!(query);
+    expect((await lines.next()).done).toBe(false);
+    await lines.return(undefined);
+    await reader.close();
+    const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db.kysely);
+    expect(rows).toEqual([{ one: 1 }]);
+    const after = database.db.poolStats();
+    expect(after.total - after.idle).toBeLessThanOrEqual(before.total - before.idle);
+  });
+
+  it.runIf(TEST_DIALECT === 'sqlite')('has no byte copy on SQLite: exports read rows there', async () => {
+    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
+    try {
+      expect(reader.lines).toBeUndefined();
+    } finally {
+      await reader.close();
+    }
+  });
+});
