@@ -20,6 +20,8 @@ export interface ExportRun {
   encoding: string;
   /** Peak VmRSS of the server during the export, over its idle VmRSS before the first export (MB). */
   rssOverIdleMb: number;
+  /** The RSS of this export's own server before it (MB). */
+  idleRssMb: number;
   health: HealthLatencies;
 }
 
@@ -97,32 +99,55 @@ async function exportOnce(origin: string, key: string, path: string, format: Exp
     bytes,
     encoding: response.headers['content-encoding'] ?? 'identity',
     rssOverIdleMb: peak - idleRssMb,
+    idleRssMb,
     health: summarizeLatencies(latencies),
   };
 }
 
-/**
- * On a server that has served nothing else yet (its idle RSS is the baseline): the NDJSON and
- * the CSV export of all payments, gzipped as fetch asks and then uncompressed, then the walk of
- * the same list at per_page=5000 (by fetch, so gzipped).
- */
-export async function measureExports(options: { origin: string; key: string; pid: number; log: (line: string) => void }): Promise<ExportsResult> {
-  const { origin, key, pid, log } = options;
-  // One small request first: the idle baseline includes what answering anything loads.
-  await (await fetch(`${origin}/v3/payments?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
+/** A server started afresh for one measurement (its pid: the process whose RSS is read). */
+export interface FreshServer {
+  origin: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+/** The server's RSS once it has answered one small request and rested a second: what it holds idle. */
+async function idleRss(server: FreshServer, key: string): Promise<number> {
+  await (await fetch(`${server.origin}/v3/payments?per_page=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer();
   await sleep(1000);
-  const idleRssMb = rssMb(pid);
+  return rssMb(server.pid);
+}
+
+/**
+ * The NDJSON and the CSV export of all payments, gzipped as fetch asks and then uncompressed,
+ * then the walk of the same list at per_page=5000 (by fetch, so gzipped): each on a server
+ * started afresh, whose idle RSS is its baseline. On one server the heap that an earlier export
+ * grew (V8 keeps what it committed for a while) counted against every later one.
+ */
+export async function measureExports(options: { start: () => Promise<FreshServer>; key: string; log: (line: string) => void }): Promise<ExportsResult> {
+  const { start, key, log } = options;
   const runs: ExportRun[] = [];
   for (const acceptEncoding of ['gzip, deflate', 'identity']) {
     for (const format of ['NDJSON', 'CSV'] as const) {
       log(`  export all payments as ${format}, Accept-Encoding: ${acceptEncoding}`);
-      runs.push(await exportOnce(origin, key, '/v3/payments/export', format, acceptEncoding, pid, idleRssMb));
-      await sleep(1000);
+      const server = await start();
+      try {
+        const idle = await idleRss(server, key);
+        runs.push(await exportOnce(server.origin, key, '/v3/payments/export', format, acceptEncoding, server.pid, idle));
+      } finally {
+        await server.stop();
+      }
     }
   }
   log('  walk all payments by links.next, per_page=5000 (against the exports)');
-  const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(pid));
-  const walked = await walk(origin, '/v3/payments?per_page=5000', key);
-  const walkPeak = Math.max(...(await rss.stop()));
-  return { idleRssMb, runs, walk: walked, walkRssOverIdleMb: walkPeak - idleRssMb };
+  const server = await start();
+  try {
+    const idleRssMb = await idleRss(server, key);
+    const rss = sampleWhile(RSS_SAMPLE_MS, () => rssMb(server.pid));
+    const walked = await walk(server.origin, '/v3/payments?per_page=5000', key);
+    const walkPeak = Math.max(...(await rss.stop()));
+    return { idleRssMb, runs, walk: walked, walkRssOverIdleMb: walkPeak - idleRssMb };
+  } finally {
+    await server.stop();
+  }
 }

@@ -160,12 +160,11 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
 
 /** The export section on a server of its own, started afresh so its idle RSS is a baseline. */
 async function benchExports(ds: Dataset): Promise<ExportsResult> {
-  const server = await startServer(ds.url);
-  try {
-    return await measureExports({ origin: server.origin, key: ds.key, pid: server.child.pid!, log: (line) => log(`  ${ds.dialect} ${ds.payments}:${line}`) });
-  } finally {
-    await server.stop();
-  }
+  const start = async () => {
+    const server = await startServer(ds.url);
+    return { origin: server.origin, pid: server.child.pid!, stop: () => server.stop() };
+  };
+  return measureExports({ start, key: ds.key, log: (line) => log(`  ${ds.dialect} ${ds.payments}:${line}`) });
 }
 
 /** Deletes what the writer created and rebuilds the counts (restore.ts), even after a failed run. */

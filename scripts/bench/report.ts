@@ -223,7 +223,7 @@ export function printExports(dialect: BenchDialect, results: Map<number, Exports
       const line = (label: string, value: (x: ExportRun, r: ExportsResult) => string) => row(`export ${format}, ${encoding}: ${label}`, (r) => (of(r) ? value(of(r)!, r) : '–'));
       line('wall · rows/s · MB decoded', (x) => `${fmt(x.seconds, 2)} s · ${n(Math.round(x.rows / x.seconds))} rows/s · ${fmt(x.bytes / 1e6)} MB`);
       line('walk ÷ export (target ≥ 3)', (x, r) => `**${ratio(r.walk.seconds, x.seconds)}**`);
-      line('server RSS peak over idle (target ≤ 100 MB)', (x, r) => `**+${fmt(x.rssOverIdleMb)} MB** (idle ${fmt(r.idleRssMb)} MB)`);
+      line('server RSS peak over idle (target ≤ 100 MB)', (x) => `**+${fmt(x.rssOverIdleMb)} MB** (idle ${fmt(x.idleRssMb)} MB)`);
       line('/health p50 · p99 · max (target p99 < 50 ms)', (x) => `${x.health.p50} · **${x.health.p99}** · ${x.health.max} ms (${n(x.health.samples)} polls)`);
     }
   }
