@@ -9,6 +9,9 @@ import { MAX_STRETCH_MS } from './nodeSqliteDialect.ts';
 
 const { escapeLiteral } = pg;
 
+/** SQLite `lines`: bytes per chunk handed on (a few hundred records of JSON). */
+const LINE_CHUNK_BYTES = 128 * 1024;
+
 /**
  * One consistent, read-only view of the database for a long read (an export): every statement
  * sees the data as of the first one, however long the reading takes. It holds a connection of
@@ -26,13 +29,15 @@ export interface SnapshotReader {
    */
   batches<R>(query: CompiledQuery, batchSize: number): AsyncGenerator<R[]>;
   /**
-   * PostgreSQL only: the one text column of a statement, each value followed by a newline, as the
-   * bytes the server sends them (COPY … TO STDOUT), in chunks of whatever size they arrive.
-   * No string or row object is made per value. The values must hold no raw line break or
-   * control character, as JSON text never does. Stopping the iteration midway ends the
-   * connection (a COPY cannot be left any other way); `close()` then only gives it up.
+   * The one column of a statement, each value followed by a newline, as bytes, in chunks: no
+   * string or row object is made per value. PostgreSQL: the text as the server sends it
+   * (COPY … TO STDOUT), in chunks of whatever size they arrive; stopping the iteration midway
+   * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
+   * up. SQLite: the column should be a blob (a text is encoded first), copied into chunks of
+   * LINE_CHUNK_BYTES, read in stretches like `batches`. The values must hold no raw line break,
+   * as JSON text never does.
    */
-  lines?(query: CompiledQuery): AsyncGenerator<Buffer>;
+  lines(query: CompiledQuery): AsyncGenerator<Buffer>;
   close(): Promise<void>;
 }
 
@@ -179,6 +184,34 @@ function sqliteSnapshot(main: DatabaseSync): SnapshotReader {
         }
       }
       if (batch.length > 0) yield batch;
+    },
+    async *lines(query: CompiledQuery) {
+      const statement = database.prepare(query.sql);
+      statement.setReturnArrays(true);
+      let chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
+      let at = 0;
+      let stretchStarted = performance.now();
+      let count = 0;
+      for (const row of statement.iterate(...(query.parameters as SQLInputValue[])) as Iterable<unknown[]>) {
+        const value = row[0];
+        const bytes = typeof value === 'string' ? Buffer.from(value) : (value as Uint8Array);
+        if (chunk.length - at < bytes.length + 1) {
+          if (at > 0) yield chunk.subarray(0, at);
+          chunk = Buffer.allocUnsafe(Math.max(LINE_CHUNK_BYTES, bytes.length + 1));
+          at = 0;
+        }
+        chunk.set(bytes, at);
+        at += bytes.length;
+        chunk[at++] = 0x0a;
+        if ((++count & 63) === 0 && performance.now() - stretchStarted > MAX_STRETCH_MS) {
+          yield chunk.subarray(0, at);
+          chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
+          at = 0;
+          await nextTurn();
+          stretchStarted = performance.now();
+        }
+      }
+      if (at > 0) yield chunk.subarray(0, at);
     },
     async close() {
       if (closed) return;

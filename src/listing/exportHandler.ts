@@ -8,10 +8,10 @@ import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
 import { csvColumnsOf } from './csvColumns.ts';
 import { csvHeader, csvLine } from './csvText.ts';
-import { exportMediaType, notAcceptable, type ExportMediaType } from './exportFormat.ts';
+import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
-import { countedTotalSelect, countSelect, wholeListSelect } from './listPageQueries.ts';
+import { countedTotalSelect, countSelect, wholeListBytesSelect, wholeListSelect } from './listPageQueries.ts';
 import { countedSlice } from './listSlice.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type RawListQuery } from './parseListQuery.ts';
@@ -57,17 +57,11 @@ function pagingErrors(raw: { page?: unknown; per_page?: unknown }): FieldErrors 
   return Object.fromEntries(paged.map((name) => [name, [issue('paging_not_accepted', 'is not accepted by an export: it sends every matching record')]]));
 }
 
-/** The lines of an export: a CSV header row first, then one line per record; NDJSON ends with a line saying how many records it held. */
-async function* exportLines(
-  rows: AsyncGenerator<Array<{ resource: string }>>,
-  type: ExportMediaType,
-  schema: TSchema,
-  sent: { count: number },
-  finish: () => Promise<void>,
-) {
-  const columns = type === 'text/csv' ? csvColumnsOf(schema) : [];
+/** A CSV export's lines: the header row, then one flat row per record (the count sent goes in a trailer). */
+async function* csvLines(rows: AsyncGenerator<Array<{ resource: string }>>, schema: TSchema, sent: { count: number }, finish: () => Promise<void>) {
+  const columns = csvColumnsOf(schema);
   try {
-    if (type === 'text/csv') yield csvHeader(columns);
+    yield csvHeader(columns);
     // Back-pressure alone does not let other requests in: on loopback a socket takes a chunk at
     // once, and a fetch's rows are at hand, so rendering would go on without a turn of the event
     // loop (CSV held it 100+ ms at a time). After a stretch of MAX_STRETCH_MS it takes a turn.
@@ -80,23 +74,21 @@ async function* exportLines(
         }
         const end = Math.min(batch.length, start + CHUNK_ROWS);
         let text = '';
-        // NDJSON: each line is the stored resource text as it is, never parsed.
-        if (type === 'text/csv') for (let i = start; i < end; i++) text += csvLine(columns, batch[i].resource);
-        else for (let i = start; i < end; i++) text += `${batch[i].resource}\n`;
+        for (let i = start; i < end; i++) text += csvLine(columns, batch[i].resource);
         sent.count += end - start;
         yield text;
       }
     }
-    if (type === 'application/x-ndjson') yield `${JSON.stringify({ export: { complete: true, count: sent.count } })}\n`;
   } finally {
     await finish();
   }
 }
 
 /**
- * NDJSON straight from the database's bytes (PostgreSQL's COPY, snapshotReader.ts): the stored
- * resource texts, a newline after each, are the export's lines as they are, so nothing is
- * decoded, joined or encoded per record; only the newlines are counted, for the closing line.
+ * NDJSON straight from the database's bytes (snapshotReader `lines`: PostgreSQL's COPY, SQLite's
+ * blobs): the stored resource texts, a newline after each, are the export's lines as they are,
+ * so nothing is decoded, joined or encoded per record; only the newlines are counted, for the
+ * closing line.
  */
 async function* copiedNdjsonLines(chunks: AsyncGenerator<Buffer>, sent: { count: number }, finish: () => Promise<void>) {
   try {
@@ -155,17 +147,16 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
       const slice = countedSlice(table, scope, query);
       const total = slice ? countedTotalSelect(kysely, scope.tenantId, table, slice) : countSelect(kysely, table, scope, query);
       const [{ n }] = await reader.all<{ n: number | string }>(total.compile());
-      const select = wholeListSelect(kysely, table, scope, query).compile();
       const sent = { count: 0 };
       let lines: AsyncGenerator<string | Buffer>;
-      if (type === 'application/x-ndjson' && reader.lines) {
-        const chunks = reader.lines(select);
+      if (type === 'application/x-ndjson') {
+        const chunks = reader.lines(wholeListBytesSelect(kysely, exports.db.dialect, table, scope, query).compile());
         rows = chunks;
         lines = copiedNdjsonLines(chunks, sent, finish);
       } else {
-        const batches = reader.batches<{ resource: string }>(select, FETCH_ROWS);
+        const batches = reader.batches<{ resource: string }>(wholeListSelect(kysely, table, scope, query).compile(), FETCH_ROWS);
         rows = batches;
-        lines = exportLines(batches, type, schema, sent, finish);
+        lines = csvLines(batches, schema, sent, finish);
       }
       const body = Readable.from(lines, { objectMode: false, highWaterMark: 64 * 1024 });
       body.once('close', () => void finish().catch((error) => request.log.warn({ err: error }, 'closing an export failed')));

@@ -30,15 +30,18 @@ describe('a snapshot reader', () => {
     expect(() => inlineParameters({ ...compiled, parameters: [Number.NaN, 1, 2, 3, 4, 5, 6, 7, 8, 9] })).toThrow(/literal/);
   });
 
-  it.runIf(TEST_DIALECT === 'postgres')('copies a text column out byte for byte, one value a line, parameters written in', async () => {
+  it('hands a column out as bytes, one value a line, exactly as stored, parameters written in', async () => {
     const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
     try {
-      const values = sql.join(AWKWARD.map((text, i) => sql`(${i}, ${text})`));
-      const query = sql<{ resource: string }>`select resource from (values ${values}) as v(i, resource) where resource <> ${'no such text'} order by i`.compile(
-        database.db.kysely,
+      const rows = sql.join(
+        AWKWARD.map((text, i) => sql`select ${i} as i, ${text} as resource`),
+        sql` union all `,
       );
+      // SQLite hands a blob over as bytes, where a text becomes a string first (listPageQueries.ts).
+      const column = TEST_DIALECT === 'sqlite' ? sql`cast(resource as blob)` : sql`resource`;
+      const query = sql`select ${column} as resource from (${rows}) as v where resource <> ${'no such text'} order by i`.compile(database.db.kysely);
       const chunks: Buffer[] = [];
-      for await (const chunk of reader.lines!(query)) chunks.push(chunk);
+      for await (const chunk of reader.lines(query)) chunks.push(chunk);
       expect(Buffer.concat(chunks).toString('utf8')).toBe(AWKWARD.map((text) => `${text}\n`).join(''));
     } finally {
       await reader.close();
@@ -57,14 +60,5 @@ describe('a snapshot reader', () => {
     expect(rows).toEqual([{ one: 1 }]);
     const after = database.db.poolStats();
     expect(after.total - after.idle).toBeLessThanOrEqual(before.total - before.idle);
-  });
-
-  it.runIf(TEST_DIALECT === 'sqlite')('has no byte copy on SQLite: exports read rows there', async () => {
-    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
-    try {
-      expect(reader.lines).toBeUndefined();
-    } finally {
-      await reader.close();
-    }
   });
 });
