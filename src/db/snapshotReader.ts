@@ -33,9 +33,9 @@ export interface SnapshotReader {
    * string or row object is made per value. PostgreSQL: the text as the server sends it
    * (COPY … TO STDOUT), in chunks of whatever size they arrive; stopping the iteration midway
    * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
-   * up. SQLite: the column should be a blob (a text is encoded first), copied into chunks of
-   * LINE_CHUNK_BYTES, read in stretches like `batches`. The values must hold no raw line break,
-   * as JSON text never does.
+   * up. SQLite: each value (a row as an array, no object) encoded or copied straight into chunks
+   * of LINE_CHUNK_BYTES, read in stretches like `batches`. The values must hold no raw line
+   * break, as JSON text never does.
    */
   lines(query: CompiledQuery): AsyncGenerator<Buffer>;
   close(): Promise<void>;
@@ -193,15 +193,19 @@ function sqliteSnapshot(main: DatabaseSync): SnapshotReader {
       let stretchStarted = performance.now();
       let count = 0;
       for (const row of statement.iterate(...(query.parameters as SQLInputValue[])) as Iterable<unknown[]>) {
-        const value = row[0];
-        const bytes = typeof value === 'string' ? Buffer.from(value) : (value as Uint8Array);
-        if (chunk.length - at < bytes.length + 1) {
+        const value = row[0] as string | Uint8Array;
+        // A text is encoded straight into the chunk; the most bytes a UTF-16 unit takes is 3.
+        const room = typeof value === 'string' ? value.length * 3 + 1 : value.length + 1;
+        if (chunk.length - at < room) {
           if (at > 0) yield chunk.subarray(0, at);
-          chunk = Buffer.allocUnsafe(Math.max(LINE_CHUNK_BYTES, bytes.length + 1));
+          chunk = Buffer.allocUnsafe(Math.max(LINE_CHUNK_BYTES, room));
           at = 0;
         }
-        chunk.set(bytes, at);
-        at += bytes.length;
+        if (typeof value === 'string') at += chunk.write(value, at, 'utf8');
+        else {
+          chunk.set(value, at);
+          at += value.length;
+        }
         chunk[at++] = 0x0a;
         if ((++count & 63) === 0 && performance.now() - stretchStarted > MAX_STRETCH_MS) {
           yield chunk.subarray(0, at);

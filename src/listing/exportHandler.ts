@@ -11,7 +11,7 @@ import { csvHeader, csvLine } from './csvText.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
-import { countedTotalSelect, countSelect, wholeListBytesSelect, wholeListSelect } from './listPageQueries.ts';
+import { countedTotalSelect, countSelect, wholeListSelect } from './listPageQueries.ts';
 import { countedSlice } from './listSlice.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type RawListQuery } from './parseListQuery.ts';
@@ -85,9 +85,9 @@ async function* csvLines(rows: AsyncGenerator<Array<{ resource: string }>>, sche
 }
 
 /**
- * NDJSON straight from the database's bytes (snapshotReader `lines`: PostgreSQL's COPY, SQLite's
- * blobs): the stored resource texts, a newline after each, are the export's lines as they are,
- * so nothing is decoded, joined or encoded per record; only the newlines are counted, for the
+ * NDJSON as the snapshot reader's `lines` hands it over (PostgreSQL's COPY bytes; SQLite's texts
+ * encoded straight into chunks): the stored resource texts, a newline after each, are the
+ * export's lines as they are, never parsed or joined; only the newlines are counted, for the
  * closing line.
  */
 async function* copiedNdjsonLines(chunks: AsyncGenerator<Buffer>, sent: { count: number }, finish: () => Promise<void>) {
@@ -147,14 +147,15 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
       const slice = countedSlice(table, scope, query);
       const total = slice ? countedTotalSelect(kysely, scope.tenantId, table, slice) : countSelect(kysely, table, scope, query);
       const [{ n }] = await reader.all<{ n: number | string }>(total.compile());
+      const select = wholeListSelect(kysely, table, scope, query).compile();
       const sent = { count: 0 };
       let lines: AsyncGenerator<string | Buffer>;
       if (type === 'application/x-ndjson') {
-        const chunks = reader.lines(wholeListBytesSelect(kysely, exports.db.dialect, table, scope, query).compile());
+        const chunks = reader.lines(select);
         rows = chunks;
         lines = copiedNdjsonLines(chunks, sent, finish);
       } else {
-        const batches = reader.batches<{ resource: string }>(wholeListSelect(kysely, table, scope, query).compile(), FETCH_ROWS);
+        const batches = reader.batches<{ resource: string }>(select, FETCH_ROWS);
         rows = batches;
         lines = csvLines(batches, schema, sent, finish);
       }

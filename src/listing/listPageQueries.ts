@@ -103,16 +103,6 @@ export function wholeListSelect(db: Kysely<Database>, table: ListTable, scope: L
   return applyOrder(scoped(db, table, scope, query).select('resource'), query) as PageSelect;
 }
 
-/**
- * The same rows' stored JSON as bytes, for an export's byte reader (snapshotReader `lines`):
- * SQLite gives a blob as bytes, where a text becomes a string first; PostgreSQL's COPY sends
- * the text's bytes as they are.
- */
-export function wholeListBytesSelect(db: Kysely<Database>, dialect: 'sqlite' | 'postgres', table: ListTable, scope: ListScope, query: ListQuery) {
-  if (dialect === 'postgres') return wholeListSelect(db, table, scope, query);
-  return applyOrder(scoped(db, table, scope, query).select(sql<Uint8Array>`cast(resource as blob)`.as('resource')), query);
-}
-
 /** `limit` rows after `skip` rows, by OFFSET: each row as its stored JSON. */
 export function offsetPageSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number): PageSelect {
   return applyOrder(scoped(db, table, scope, query).select('resource'), query)
