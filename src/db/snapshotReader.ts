@@ -31,7 +31,8 @@ export interface SnapshotReader {
   /**
    * The one column of a statement, each value followed by a newline, as bytes, in chunks: no
    * string or row object is made per value. PostgreSQL: the text as the server sends it
-   * (COPY … TO STDOUT), in chunks of whatever size they arrive; stopping the iteration midway
+   * (COPY … TO STDOUT, with no statement timeout: the reader paces it), in chunks of whatever
+   * size they arrive; stopping the iteration midway
    * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
    * up. SQLite: each value (a row as an array, no object) encoded or copied straight into chunks
    * of LINE_CHUNK_BYTES, read in stretches like `batches`. The values must hold no raw line
@@ -46,11 +47,6 @@ export interface SnapshotOptions {
   statementTimeoutMs: number;
 }
 
-/**
- * PostgreSQL: a pooled connection in a read-only REPEATABLE READ transaction (the snapshot is
- * taken by its first statement), rows through a server-side cursor (pg-query-stream) that
- * fetches a batch when the previous one was consumed.
- */
 /**
  * A statement's `$n` placeholders written as literals: COPY takes no parameters. Strings go
  * through node-postgres' `escapeLiteral` (quotes doubled, backslashes escaped in an E'' string);
@@ -72,6 +68,11 @@ export function inlineParameters(query: CompiledQuery): string {
  */
 const RAW_LINES = "with (format csv, delimiter E'\\x01', quote E'\\x02')";
 
+/**
+ * PostgreSQL: a pooled connection in a read-only REPEATABLE READ transaction (the snapshot is
+ * taken by its first statement), rows through a server-side cursor (pg-query-stream) that
+ * fetches a batch when the previous one was consumed.
+ */
 async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promise<SnapshotReader> {
   const client = await pool.connect();
   let released = false;
@@ -85,7 +86,8 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
   try {
     await client.query('begin isolation level repeatable read read only');
     // SET cannot take a parameter; the value is a whole number from the configuration.
-    await client.query(`set local statement_timeout = ${Math.max(0, Math.floor(options.statementTimeoutMs))}`);
+    const timeoutMs = Math.max(0, Math.floor(options.statementTimeoutMs));
+    await client.query(`set local statement_timeout = ${timeoutMs}`);
     const { rows } = await client.query<{ at: string }>('select statement_timestamp() as at');
     return {
       snapshotAt: new Date(rows[0].at).toISOString(),
@@ -110,11 +112,16 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
         }
       },
       async *lines(query: CompiledQuery) {
-        const stream = client.query(copyTo(`copy (${inlineParameters(query)}) to stdout ${RAW_LINES}`));
+        const text = `copy (${inlineParameters(query)}) to stdout ${RAW_LINES}`;
+        // The whole COPY is one statement, paced by whoever reads it: a statement timeout would cut
+        // a healthy export to a slow client (cursor fetches were each a statement of their own).
+        await client.query('set local statement_timeout = 0');
+        const stream = client.query(copyTo(text));
         let complete = false;
         try {
           for await (const chunk of stream) yield chunk as Buffer;
           complete = true;
+          await client.query(`set local statement_timeout = ${timeoutMs}`);
         } finally {
           if (!complete) {
             abandoned = true;

@@ -46,6 +46,22 @@ describe('a snapshot reader', () => {
     }
   });
 
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'lets a copy run past the statement timeout (its reader paces it), and keeps the timeout for what follows',
+    async () => {
+      const reader = await openSnapshot(database.db, { statementTimeoutMs: 150 });
+      try {
+        const slow = sql<{ resource: string }>`select pg_sleep(0.2)::text || ${'x'} as resource from generate_series(1, 2)`.compile(database.db.kysely);
+        const chunks: Buffer[] = [];
+        for await (const chunk of reader.lines(slow)) chunks.push(chunk);
+        expect(Buffer.concat(chunks).toString()).toBe('x\nx\n');
+        await expect(reader.all(sql`select pg_sleep(0.3)`.compile(database.db.kysely))).rejects.toThrow(/statement timeout/);
+      } finally {
+        await reader.close();
+      }
+    },
+  );
+
   it.runIf(TEST_DIALECT === 'postgres')('gives up its connection when a copy is left midway, and the pool goes on serving', async () => {
     const before = database.db.poolStats();
     const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
