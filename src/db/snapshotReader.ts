@@ -2,7 +2,6 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
-import QueryStream from 'pg-query-stream';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Db } from './database.ts';
 import { MAX_STRETCH_MS } from './nodeSqliteDialect.ts';
@@ -24,18 +23,13 @@ export interface SnapshotReader {
   /** All rows of a short statement (a count). */
   all<R>(query: CompiledQuery): Promise<R[]>;
   /**
-   * The rows of a statement in batches, read from a cursor only as fast as they are consumed:
-   * stopping the iteration stops the reading.
-   */
-  batches<R>(query: CompiledQuery, batchSize: number): AsyncGenerator<R[]>;
-  /**
    * The one column of a statement, each value followed by a newline, as bytes, in chunks: no
    * string or row object is made per value. PostgreSQL: the text as the server sends it
    * (COPY … TO STDOUT, with no statement timeout: the reader paces it), in chunks of whatever
    * size they arrive; stopping the iteration midway
    * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
    * up. SQLite: each value (a row as an array, no object) encoded or copied straight into chunks
-   * of LINE_CHUNK_BYTES, read in stretches like `batches`. The values must hold no raw line
+   * of LINE_CHUNK_BYTES, read in stretches of at most MAX_STRETCH_MS. The values must hold no raw line
    * break, as JSON text never does.
    */
   lines(query: CompiledQuery): AsyncGenerator<Buffer>;
@@ -70,8 +64,8 @@ const RAW_LINES = "with (format csv, delimiter E'\\x01', quote E'\\x02')";
 
 /**
  * PostgreSQL: a pooled connection in a read-only REPEATABLE READ transaction (the snapshot is
- * taken by its first statement), rows through a server-side cursor (pg-query-stream) that
- * fetches a batch when the previous one was consumed.
+ * taken by its first statement); long reads are one COPY, paced by its reader through the
+ * socket's back-pressure.
  */
 async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promise<SnapshotReader> {
   const client = await pool.connect();
@@ -93,23 +87,6 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
       snapshotAt: new Date(rows[0].at).toISOString(),
       async all<R>(query: CompiledQuery) {
         return (await client.query(query.sql, query.parameters as unknown[])).rows as R[];
-      },
-      async *batches<R>(query: CompiledQuery, batchSize: number) {
-        const stream = client.query(new QueryStream(query.sql, query.parameters as unknown[], { batchSize }));
-        let batch: R[] = [];
-        try {
-          for await (const row of stream) {
-            batch.push(row as R);
-            if (batch.length >= batchSize) {
-              yield batch;
-              batch = [];
-            }
-          }
-          if (batch.length > 0) yield batch;
-        } finally {
-          // An abandoned iteration closes the cursor before the transaction ends.
-          stream.destroy();
-        }
       },
       async *lines(query: CompiledQuery) {
         const text = `copy (${inlineParameters(query)}) to stdout ${RAW_LINES}`;
@@ -172,25 +149,6 @@ function sqliteSnapshot(main: DatabaseSync): SnapshotReader {
     snapshotAt,
     async all<R>(query: CompiledQuery) {
       return database.prepare(query.sql).all(...(query.parameters as SQLInputValue[])) as R[];
-    },
-    async *batches<R>(query: CompiledQuery, batchSize: number) {
-      const rows = database.prepare(query.sql).iterate(...(query.parameters as SQLInputValue[]));
-      let batch: R[] = [];
-      let stretchStarted = performance.now();
-      for (const row of rows) {
-        batch.push(row as R);
-        if (batch.length >= batchSize) {
-          yield batch;
-          batch = [];
-        }
-        if ((batch.length & 63) === 0 && performance.now() - stretchStarted > MAX_STRETCH_MS) {
-          if (batch.length > 0) yield batch;
-          batch = [];
-          await nextTurn();
-          stretchStarted = performance.now();
-        }
-      }
-      if (batch.length > 0) yield batch;
     },
     async *lines(query: CompiledQuery) {
       const statement = database.prepare(query.sql);

@@ -7,7 +7,8 @@ import type { Db } from '../db/database.ts';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
 import { csvColumnsOf } from './csvColumns.ts';
-import { csvHeader, csvLine } from './csvText.ts';
+import { csvHeader } from './csvText.ts';
+import { csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
@@ -33,15 +34,6 @@ export interface ExportContext {
   statementTimeoutMs: number;
 }
 
-/**
- * Rows per cursor fetch (a round trip to PostgreSQL; SQLite's stretches are cut by time
- * anyway): a 5000-row page's worth, so 1M rows cost 200 round trips, not 2000, and the next
- * fetch runs while this one is written (about 3 MB each).
- */
-const FETCH_ROWS = 5000;
-/** Rows per chunk written to the socket, rendered at once (a CSV record is parsed): ~135 KB of NDJSON, a ms or two of CSV. */
-const CHUNK_ROWS = 250;
-
 /** An export route's config: its spec (documentation) and how its query errors are worded. */
 export function exportRouteConfig(spec: ListSpec) {
   return {
@@ -57,28 +49,15 @@ function pagingErrors(raw: { page?: unknown; per_page?: unknown }): FieldErrors 
   return Object.fromEntries(paged.map((name) => [name, [issue('paging_not_accepted', 'is not accepted by an export: it sends every matching record')]]));
 }
 
-/** A CSV export's lines: the header row, then one flat row per record (the count sent goes in a trailer). */
-async function* csvLines(rows: AsyncGenerator<Array<{ resource: string }>>, schema: TSchema, sent: { count: number }, finish: () => Promise<void>) {
+/**
+ * A CSV export's lines: the header row, then one flat row per record (the count sent goes in a
+ * trailer), rendered from the NDJSON bytes of the snapshot reader's `lines`.
+ */
+async function* csvLines(chunks: AsyncGenerator<Buffer>, schema: TSchema, sent: { count: number }, finish: () => Promise<void>) {
   const columns = csvColumnsOf(schema);
   try {
     yield csvHeader(columns);
-    // Back-pressure alone does not let other requests in: on loopback a socket takes a chunk at
-    // once, and a fetch's rows are at hand, so rendering would go on without a turn of the event
-    // loop (CSV held it 100+ ms at a time). After a stretch of MAX_STRETCH_MS it takes a turn.
-    let stretchStarted = performance.now();
-    for await (const batch of rows) {
-      for (let start = 0; start < batch.length; start += CHUNK_ROWS) {
-        if (performance.now() - stretchStarted > MAX_STRETCH_MS) {
-          await nextTurn();
-          stretchStarted = performance.now();
-        }
-        const end = Math.min(batch.length, start + CHUNK_ROWS);
-        let text = '';
-        for (let i = start; i < end; i++) text += csvLine(columns, batch[i].resource);
-        sent.count += end - start;
-        yield text;
-      }
-    }
+    yield* csvRowsOfNdjson(chunks, columns, sent);
   } finally {
     await finish();
   }
@@ -109,8 +88,8 @@ async function* copiedNdjsonLines(chunks: AsyncGenerator<Buffer>, sent: { count:
 
 /**
  * The handler of `…/export`: the list's filters and sort (same validation), every matching
- * record streamed from one snapshot through a cursor, as NDJSON or CSV. The socket's
- * back-pressure paces the cursor; nothing but one batch is held in memory.
+ * record streamed from one snapshot (the reader's `lines`), as NDJSON or CSV. The socket's
+ * back-pressure paces the reading; nothing but a chunk or two is held in memory.
  */
 export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'> & { exports: ExportContext; schema: TSchema }) {
   const { table, spec, exports, schema } = endpoint;
@@ -124,10 +103,10 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
     const scope = await endpoint.scopeOf(request);
     const giveBack = exports.slots.take(request.caller.keyHash);
     let reader: SnapshotReader | undefined;
-    let rows: AsyncGenerator<Array<{ resource: string }> | Buffer> | undefined;
+    let rows: AsyncGenerator<Buffer> | undefined;
     let finished: Promise<void> | undefined;
     // Once, whichever comes first: the export ended, failed, or the client went away (the body
-    // is destroyed, possibly before it was ever read): the cursor closes, the connection goes
+    // is destroyed, possibly before it was ever read): the reading stops, the connection goes
     // back, the slot frees.
     const finish = () =>
       (finished ??= (async () => {
@@ -149,16 +128,9 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
       const [{ n }] = await reader.all<{ n: number | string }>(total.compile());
       const select = wholeListSelect(kysely, table, scope, query).compile();
       const sent = { count: 0 };
-      let lines: AsyncGenerator<string | Buffer>;
-      if (type === 'application/x-ndjson') {
-        const chunks = reader.lines(select);
-        rows = chunks;
-        lines = copiedNdjsonLines(chunks, sent, finish);
-      } else {
-        const batches = reader.batches<{ resource: string }>(select, FETCH_ROWS);
-        rows = batches;
-        lines = csvLines(batches, schema, sent, finish);
-      }
+      const chunks = reader.lines(select);
+      rows = chunks;
+      const lines = type === 'application/x-ndjson' ? copiedNdjsonLines(chunks, sent, finish) : csvLines(chunks, schema, sent, finish);
       const body = Readable.from(lines, { objectMode: false, highWaterMark: 64 * 1024 });
       body.once('close', () => void finish().catch((error) => request.log.warn({ err: error }, 'closing an export failed')));
       reply

@@ -1,0 +1,47 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
+import type { CsvColumn } from './csvColumns.ts';
+import { csvLine } from './csvText.ts';
+
+/** CSV characters per chunk handed on (a few hundred records, a ms or two of rendering). */
+const CHUNK_CHARS = 64 * 1024;
+
+/**
+ * CSV rows (no header) of records given as NDJSON bytes, in chunks cut anywhere (PostgreSQL's
+ * COPY hands over the socket's chunks, which may split a record or a character): each chunk is
+ * decoded up to its last newline, the bytes after it wait for the next. Every string and object
+ * made for a record is dropped before the next chunk, so none lives long enough to be promoted
+ * out of the young generation. `sent.count` counts the rows handed on.
+ */
+export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: CsvColumn[], sent: { count: number }): AsyncGenerator<string> {
+  // Back-pressure alone does not let other requests in: on loopback a socket takes a chunk at
+  // once, and the next chunk is at hand, so rendering would go on without a turn of the event
+  // loop (CSV held it 100+ ms at a time). After a stretch of MAX_STRETCH_MS it takes a turn.
+  let stretchStarted = performance.now();
+  let rest: Buffer | undefined;
+  for await (const received of chunks) {
+    const chunk = rest ? Buffer.concat([rest, received]) : received;
+    const end = chunk.lastIndexOf(10);
+    rest = end + 1 < chunk.length ? chunk.subarray(end + 1) : undefined;
+    if (end === -1) continue;
+    const records = chunk.toString('utf8', 0, end);
+    let text = '';
+    for (let from = 0; from <= records.length; ) {
+      let to = records.indexOf('\n', from);
+      if (to === -1) to = records.length;
+      text += csvLine(columns, records.slice(from, to));
+      sent.count++;
+      from = to + 1;
+      if (text.length >= CHUNK_CHARS) {
+        yield text;
+        text = '';
+        if (performance.now() - stretchStarted > MAX_STRETCH_MS) {
+          await nextTurn();
+          stretchStarted = performance.now();
+        }
+      }
+    }
+    if (text.length > 0) yield text;
+  }
+  if (rest) throw new Error("a record's bytes ended without a newline");
+}

@@ -1,0 +1,50 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { csvColumnsOf } from '../../src/listing/csvColumns.ts';
+import { csvRowsOfNdjson } from '../../src/listing/csvRowsOfNdjson.ts';
+import { csvLine } from '../../src/listing/csvText.ts';
+import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
+
+const columns = csvColumnsOf(PaymentSchema);
+
+/** Texts that take one to four bytes a character, quotes, commas and escaped line breaks. */
+const text = fc.string({ unit: fc.constantFrom('a', 'é', '€', '😀', '"', ',', '\n', '\r', '=', '\u2028') });
+const record = fc.record({
+  id: text,
+  amount: fc.integer({ min: -1e6, max: 1e6 }),
+  card: fc.record({ brand: text, last4: text }),
+  metadata: fc.dictionary(text, text),
+});
+
+async function* inChunks(bytes: Buffer, cuts: number[]) {
+  let from = 0;
+  for (const cut of [...cuts, bytes.length]) {
+    yield bytes.subarray(from, cut);
+    from = cut;
+  }
+}
+
+async function rowsOf(chunks: AsyncIterable<Buffer>) {
+  const sent = { count: 0 };
+  let csv = '';
+  for await (const text of csvRowsOfNdjson(chunks, columns, sent)) csv += text;
+  return { csv, count: sent.count };
+}
+
+describe('CSV rows of NDJSON bytes', () => {
+  it('are the records’ CSV lines in order, wherever the chunks cut a record or a character', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(record, { maxLength: 20 }), fc.array(fc.nat(), { maxLength: 12 }), async (records, cutsAt) => {
+        const bytes = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+        const cuts = [...new Set(cutsAt.map((n) => n % (bytes.length + 1)))].sort((a, b) => a - b);
+        const { csv, count } = await rowsOf(inChunks(bytes, cuts));
+        expect(csv).toBe(records.map((r) => csvLine(columns, JSON.stringify(r))).join(''));
+        expect(count).toBe(records.length);
+      }),
+    );
+  });
+
+  it('refuse bytes that end inside a record rather than drop it', async () => {
+    await expect(rowsOf(inChunks(Buffer.from('{"id":"a"}\n{"id":"b"}'), [5]))).rejects.toThrow(/without a newline/);
+  });
+});
