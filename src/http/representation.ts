@@ -1,8 +1,7 @@
 import { hash, webcrypto } from 'node:crypto';
-import { constants, gzipSync } from 'node:zlib';
+import { constants } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
-import compress, { type FastifyCompressOptions } from '@fastify/compress';
-import { createParallelGzip } from './parallelGzip.ts';
+import compress from '@fastify/compress';
 
 /** Responses smaller than this go out as they are: compressing them costs more than it saves. */
 export const COMPRESSION_THRESHOLD = 1024;
@@ -82,40 +81,24 @@ const tagAfterCompression: onSendHookHandler = async (_request, reply, payload) 
   return payload;
 };
 
-const GZIP_LEVEL = 1;
-
-const COMPRESSION: FastifyCompressOptions = {
-  encodings: ['br', 'gzip'],
-  threshold: COMPRESSION_THRESHOLD,
-  // The fastest levels: on a 2.6 MB page of 5000 payments (2 shared cores) brotli 1 took 12 ms
-  // for 336 KB where the plugin's default (4) took 40 ms for 284 KB, and gzip 1 18 ms for
-  // 370 KB against 35 ms for 308 KB at 6. Pages are CPU-bound here; 7x smaller is plenty.
-  brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
-  zlibOptions: { level: GZIP_LEVEL },
-  // The plugin's own rule, and exports' NDJSON (its rule only knows `…/json` and `…+json`).
-  customTypes: /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|\/x-ndjson(?:;|$)/,
-};
-
-/**
- * An export's body is one long stream: gzip deflates it on several threads (createParallelGzip),
- * the same bytes once decoded. A route's options replace the plugin's, so they are all repeated.
- */
-const EXPORT_COMPRESSION: FastifyCompressOptions = {
-  ...COMPRESSION,
-  zlib: { createGzip: () => createParallelGzip({ level: GZIP_LEVEL }), gzipSync },
-};
-
 /**
  * gzip/brotli by Accept-Encoding, and strong ETags that describe what is actually sent.
  * Must be registered before the routes (both work through onRoute).
  */
 export async function registerRepresentation(app: FastifyInstance): Promise<void> {
   app.addHook('onSend', tagBeforeCompression);
-  // Before the plugin's own onRoute hook, which reads a route's `compress`.
-  app.addHook('onRoute', (route) => {
-    if (route.config?.exportSpec !== undefined && route.compress === undefined) route.compress = EXPORT_COMPRESSION;
+  await app.register(compress, {
+    encodings: ['br', 'gzip'],
+    threshold: COMPRESSION_THRESHOLD,
+    // The fastest levels: on a 2.6 MB page of 5000 payments (2 shared cores) brotli 1 took 12 ms
+    // for 336 KB where the plugin's default (4) took 40 ms for 284 KB, and gzip 1 18 ms for
+    // 370 KB against 35 ms for 308 KB at 6. Pages are CPU-bound here; 7x smaller is plenty.
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
+    zlibOptions: { level: 1 },
+    globalDecompression: false,
+    // The plugin's own rule, and exports' NDJSON (its rule only knows `…/json` and `…+json`).
+    customTypes: /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|\/x-ndjson(?:;|$)/,
   });
-  await app.register(compress, { ...COMPRESSION, globalDecompression: false });
   // Route-level onSend hooks run after global ones, in the order they were added: this one
   // is added after the compression plugin's, so it sees the Content-Encoding it chose.
   app.addHook('onRoute', (route) => {
