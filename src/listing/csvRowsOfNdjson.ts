@@ -3,13 +3,13 @@ import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import type { CsvColumn } from './csvColumns.ts';
 import { csvLine } from './csvText.ts';
 
-/** CSV characters per chunk handed on (a few hundred records, a ms or two of rendering). */
-const CHUNK_CHARS = 64 * 1024;
+/** CSV characters per text handed on (some 70 records). */
+const CHUNK_CHARS = 16 * 1024;
 
 /**
  * CSV rows (no header) of records given as NDJSON bytes, in chunks cut anywhere (PostgreSQL's
  * COPY hands over the socket's chunks, which may split a record or a character): each chunk is
- * decoded up to its last newline, the bytes after it wait for the next. Every string and object
+ * read up to its last newline, the bytes after it wait for the next. Every string and object
  * made for a record is dropped before the next chunk, so none lives long enough to be promoted
  * out of the young generation. `sent.count` counts the rows handed on.
  */
@@ -24,12 +24,15 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
     const end = chunk.lastIndexOf(10);
     rest = end + 1 < chunk.length ? chunk.subarray(end + 1) : undefined;
     if (end === -1) continue;
-    const records = chunk.toString('utf8', 0, end);
+    // Record by record from the bytes, handed on in small texts: what is alive at a scavenge is a
+    // record and a 16K-character text, never a whole chunk's string (64-195 KB) with its slices.
+    // Measured over 1M payments on PostgreSQL: +104 to +183 MB over idle the other way, +50 to
+    // +54 MB this way, identity or gzip.
     let text = '';
-    for (let from = 0; from <= records.length; ) {
-      let to = records.indexOf('\n', from);
-      if (to === -1) to = records.length;
-      text += csvLine(columns, records.slice(from, to));
+    for (let from = 0; from <= end; ) {
+      let to = chunk.indexOf(10, from);
+      if (to === -1) to = end;
+      text += csvLine(columns, chunk.toString('utf8', from, to));
       sent.count++;
       from = to + 1;
       if (text.length >= CHUNK_CHARS) {
