@@ -178,7 +178,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   wholeNumber(
     'EXPORT_STATEMENT_TIMEOUT_MS',
     600_000,
-    "PostgreSQL `statement_timeout` of an export's statements, instead of `PG_STATEMENT_TIMEOUT_MS` (`0`: none)",
+    "PostgreSQL `statement_timeout` of an export's count, instead of `PG_STATEMENT_TIMEOUT_MS` (the COPY that reads the records is paced by its reader and has none; `0`: none)",
   ),
   wholeNumber('EVENT_RETENTION_DAYS', 30, 'events older than this many days are purged, in batches', 1, 36_500),
   {

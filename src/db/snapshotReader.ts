@@ -91,7 +91,7 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
       async *lines(query: CompiledQuery) {
         const text = `copy (${inlineParameters(query)}) to stdout ${RAW_LINES}`;
         // The whole COPY is one statement, paced by whoever reads it: a statement timeout would cut
-        // a healthy export to a slow client (cursor fetches were each a statement of their own).
+        // a healthy export to a slow client.
         await client.query('set local statement_timeout = 0');
         const stream = client.query(copyTo(text));
         let complete = false;

@@ -30,7 +30,7 @@ declare module 'fastify' {
 export interface ExportContext {
   db: Db;
   slots: ExportSlots;
-  /** PostgreSQL `statement_timeout` of an export's statements (ms); 0: none. */
+  /** PostgreSQL `statement_timeout` of an export's count (ms; its COPY has none); 0: none. */
   statementTimeoutMs: number;
 }
 

@@ -98,7 +98,7 @@ export function afterBoundarySelect(
   return applyOrder(select, query).limit(rowLimit(limit)) as PageSelect;
 }
 
-/** Every row of the list in its order, each as its stored JSON: what an export streams from a cursor. */
+/** Every row of the list in its order, each as its stored JSON: what an export streams (one COPY on PostgreSQL). */
 export function wholeListSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery): PageSelect {
   return applyOrder(scoped(db, table, scope, query).select('resource'), query) as PageSelect;
 }
