@@ -1,15 +1,12 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
-import { DatabaseSync, type SQLInputValue } from 'node:sqlite';
+import type { DatabaseSync, SQLInputValue } from 'node:sqlite';
+import { Worker } from 'node:worker_threads';
 import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Db } from './database.ts';
-import { MAX_STRETCH_MS } from './nodeSqliteDialect.ts';
+import type { SnapshotReply, SnapshotRequest } from './sqliteSnapshotWorker.ts';
 
 const { escapeLiteral } = pg;
-
-/** SQLite `lines`: bytes per chunk handed on (a few hundred records of JSON). */
-const LINE_CHUNK_BYTES = 128 * 1024;
 
 /**
  * One consistent, read-only view of the database for a long read (an export): every statement
@@ -28,9 +25,9 @@ export interface SnapshotReader {
    * (COPY … TO STDOUT, with no statement timeout: the reader paces it), in chunks of whatever
    * size they arrive; stopping the iteration midway
    * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
-   * up. SQLite: each value (a row as an array, no object) encoded or copied straight into chunks
-   * of LINE_CHUNK_BYTES, read in stretches of at most MAX_STRETCH_MS. The values must hold no raw line
-   * break, as JSON text never does.
+   * up. SQLite: on the snapshot's worker thread, each value (a row as an array, no object)
+   * encoded or copied straight into 128 KiB chunks, moved over as they fill. The values must
+   * hold no raw line break, as JSON text never does.
    */
   lines(query: CompiledQuery): AsyncGenerator<Buffer>;
   close(): Promise<void>;
@@ -126,69 +123,106 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
 }
 
 /**
- * SQLite: a second, read-only connection to the same file in a read transaction. In WAL mode it
- * keeps its snapshot while the app's own connection goes on writing. node:sqlite is synchronous,
- * so rows are read in stretches of at most MAX_STRETCH_MS, yielding to the event loop between
- * them (as the app's driver does).
+ * SQLite: a second, read-only connection to the same file, in a read transaction, on a worker
+ * thread of its own (sqliteSnapshotWorker.ts). In WAL mode it keeps its snapshot while the app's
+ * own connection goes on writing. node:sqlite is synchronous: on the request thread a count of
+ * 1M rows held every other request for about a second, and so did each read of a page the OS no
+ * longer had in its cache. On the worker nothing of the export's reading waits on that thread;
+ * `lines` chunks are moved over as they are made, at most two ahead of the reader.
  */
-function sqliteSnapshot(main: DatabaseSync): SnapshotReader {
+async function sqliteSnapshot(main: DatabaseSync): Promise<SnapshotReader> {
   const path = main.location();
   if (!path) throw new Error('A snapshot needs a SQLite file; an in-memory database has no second connection.');
-  const database = new DatabaseSync(path, { readOnly: true, timeout: 5000 });
+  const worker = new Worker(new URL('./sqliteSnapshotWorker.ts', import.meta.url), { workerData: { path } });
+  const handlers = new Map<number, (reply: SnapshotReply) => void>();
+  let lifecycle: ((reply: SnapshotReply | Error) => void) | undefined;
+  let failure: Error | undefined;
+  let nextId = 1;
+  const fail = (error: Error) => {
+    failure ??= error;
+    lifecycle?.(error);
+    for (const handler of handlers.values()) handler({ id: 0, kind: 'failed', message: error.message });
+  };
+  worker.on('message', (reply: SnapshotReply) => {
+    if ('id' in reply) handlers.get(reply.id)?.(reply);
+    else lifecycle?.(reply);
+  });
+  worker.on('error', fail);
+  worker.on('exit', (code) => fail(new Error(`the snapshot's worker exited (code ${code})`)));
+  /** The next opened/closed reply (or the worker's failure). */
+  const lifecycleReply = () =>
+    new Promise<SnapshotReply>((resolve, reject) => {
+      if (failure) return reject(failure);
+      lifecycle = (reply) => (reply instanceof Error ? reject(reply) : resolve(reply));
+    });
+  let opened: SnapshotReply;
   try {
-    database.exec('begin');
-    // The read transaction takes its snapshot at its first read.
-    database.prepare('select count(*) from sqlite_schema').get();
+    opened = await lifecycleReply();
   } catch (error) {
-    database.close();
+    await worker.terminate();
     throw error;
   }
-  const snapshotAt = new Date().toISOString();
+  const request = (message: SnapshotRequest) => {
+    if (failure) throw failure;
+    worker.postMessage(message);
+  };
   let closed = false;
   return {
-    snapshotAt,
-    async all<R>(query: CompiledQuery) {
-      return database.prepare(query.sql).all(...(query.parameters as SQLInputValue[])) as R[];
+    snapshotAt: (opened as { snapshotAt: string }).snapshotAt,
+    all<R>(query: CompiledQuery) {
+      const id = nextId++;
+      return new Promise<R[]>((resolve, reject) => {
+        handlers.set(id, (reply) => {
+          handlers.delete(id);
+          if (reply.kind === 'rows') resolve(reply.rows as R[]);
+          else reject(new Error(reply.kind === 'failed' ? reply.message : `unexpected ${reply.kind}`));
+        });
+        request({ id, kind: 'all', sql: query.sql, parameters: query.parameters as SQLInputValue[] });
+      });
     },
     async *lines(query: CompiledQuery) {
-      const statement = database.prepare(query.sql);
-      statement.setReturnArrays(true);
-      let chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
-      let at = 0;
-      let stretchStarted = performance.now();
-      let count = 0;
-      for (const row of statement.iterate(...(query.parameters as SQLInputValue[])) as Iterable<unknown[]>) {
-        const value = row[0] as string | Uint8Array;
-        // A text is encoded straight into the chunk; the most bytes a UTF-16 unit takes is 3.
-        const room = typeof value === 'string' ? value.length * 3 + 1 : value.length + 1;
-        if (chunk.length - at < room) {
-          if (at > 0) yield chunk.subarray(0, at);
-          chunk = Buffer.allocUnsafe(Math.max(LINE_CHUNK_BYTES, room));
-          at = 0;
+      const id = nextId++;
+      const arrived: Array<SnapshotReply> = [];
+      let wake: (() => void) | undefined;
+      handlers.set(id, (reply) => {
+        arrived.push(reply);
+        wake?.();
+      });
+      let ended = false;
+      try {
+        request({ id, kind: 'lines', sql: query.sql, parameters: query.parameters as SQLInputValue[] });
+        for (;;) {
+          while (arrived.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+          const reply = arrived.shift() as SnapshotReply;
+          if (reply.kind === 'end') {
+            ended = true;
+            return;
+          }
+          if (reply.kind !== 'chunk') {
+            ended = true;
+            throw new Error(reply.kind === 'failed' ? reply.message : `unexpected ${reply.kind}`);
+          }
+          // Taken: the worker may make one more while this one is written.
+          request({ id, kind: 'more' });
+          yield Buffer.from(reply.chunk.buffer, reply.chunk.byteOffset, reply.chunk.byteLength);
         }
-        if (typeof value === 'string') at += chunk.write(value, at, 'utf8');
-        else {
-          chunk.set(value, at);
-          at += value.length;
-        }
-        chunk[at++] = 0x0a;
-        if ((++count & 63) === 0 && performance.now() - stretchStarted > MAX_STRETCH_MS) {
-          yield chunk.subarray(0, at);
-          chunk = Buffer.allocUnsafe(LINE_CHUNK_BYTES);
-          at = 0;
-          await nextTurn();
-          stretchStarted = performance.now();
-        }
+      } finally {
+        handlers.delete(id);
+        if (!ended && !failure) worker.postMessage({ id, kind: 'stop' } satisfies SnapshotRequest);
       }
-      if (at > 0) yield chunk.subarray(0, at);
     },
     async close() {
       if (closed) return;
       closed = true;
       try {
-        database.exec('rollback');
+        if (!failure) {
+          const done = lifecycleReply();
+          worker.postMessage({ kind: 'close' } satisfies SnapshotRequest);
+          await done;
+        }
       } finally {
-        database.close();
+        worker.removeAllListeners('exit');
+        await worker.terminate();
       }
     },
   };

@@ -75,4 +75,36 @@ describe('a snapshot reader', () => {
     const after = database.db.poolStats();
     expect(after.total - after.idle).toBeLessThanOrEqual(before.total - before.idle);
   });
+
+  it.runIf(TEST_DIALECT === 'sqlite')('reads on a thread of its own: the request thread turns while a long count runs', async () => {
+    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
+    try {
+      const long = sql<{ n: number }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 3000000) select count(*) as n from c`;
+      const order: string[] = [];
+      const counted = reader.all<{ n: number }>(long.compile(database.db.kysely)).then((rows) => {
+        order.push('counted');
+        return rows;
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      order.push('turned');
+      expect(await counted).toEqual([{ n: 3000000 }]);
+      expect(order).toEqual(['turned', 'counted']);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it.runIf(TEST_DIALECT === 'sqlite')('stops reading when left midway, and closes cleanly after', async () => {
+    const reader = await openSnapshot(database.db, { statementTimeoutMs: 0 });
+    const query = sql<{
+      resource: string;
+    }>`with recursive c(x) as (select 1 union all select x + 1 from c where x < 200000) select printf('%0100d', x) as resource from c`;
+    const lines = reader.lines(query.compile(database.db.kysely));
+    const first = await lines.next();
+    expect(first.done).toBe(false);
+    expect((first.value as Buffer).toString().split('\n')[0]).toBe('1'.padStart(100, '0'));
+    await lines.return(undefined);
+    await reader.close();
+    await reader.close();
+  });
 });
