@@ -88,6 +88,9 @@ describe('a PostgreSQL outage in the middle of mixed traffic', () => {
     }, 20);
     // Traffic flowing (however slow the machine), then the database goes away.
     for (const begun = performance.now(); done.length + load.outcomes.length < 40 && performance.now() - begun < 20_000; ) await sleep(50);
+    // On a quick machine those 40 take a few tens of ms: let them end well before the stop, as
+    // "before the outage" below counts only what ended 200 ms or more before it.
+    await sleep(400);
     await cluster.stop();
     const downSince = performance.now();
     const readyWhileDown: Outcome[] = [];
