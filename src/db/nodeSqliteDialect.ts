@@ -11,6 +11,7 @@ import {
   type Kysely,
   type QueryResult,
   type SelectQueryNode,
+  type TransactionSettings,
 } from 'kysely';
 
 /**
@@ -141,8 +142,15 @@ class NodeSqliteDriver implements Driver {
     release?.();
   }
 
-  async beginTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('begin'));
+  /**
+   * A transaction that may write takes the write lock at its start (BEGIN IMMEDIATE), waiting
+   * out another process's write under the busy timeout. A deferred BEGIN that read first and
+   * wrote after failed at once with SQLITE_BUSY_SNAPSHOT (a 503) whenever another process (a
+   * second instance, a seed) committed in between: two instances given the same Idempotency-Key
+   * at once answered 409 and 503. A read-only transaction stays deferred: it never waits.
+   */
+  async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(settings.accessMode === 'read only' ? 'begin' : 'begin immediate'));
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {

@@ -294,8 +294,8 @@ export async function fetchListPage(ctx: ListContext, table: ListTable, scope: L
     // SQLite a page with no rows says nothing of the total: both are read again in a transaction.
     if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return page;
   }
-  let transaction = db.transaction();
-  if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read').setAccessMode('read only');
+  let transaction = db.transaction().setAccessMode('read only');
+  if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
   return transaction.execute(async (trx) => {
     const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
     return pageOf(trx, dialect, tuning, list, total, paging);
