@@ -16,6 +16,7 @@ import { countedTotalSelect, countSelect, wholeListSelect } from './listPageQuer
 import { countedSlice } from './listSlice.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type RawListQuery } from './parseListQuery.ts';
+import { YoungGenerationSweep } from './youngGenerationSweep.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
 import { listSchemaFieldErrors } from './readListRequest.ts';
 
@@ -72,9 +73,11 @@ async function* csvLines(chunks: AsyncGenerator<Buffer>, schema: TSchema, sent: 
 async function* copiedNdjsonLines(chunks: AsyncGenerator<Buffer>, sent: { count: number }, finish: () => Promise<void>) {
   try {
     let stretchStarted = performance.now();
+    const sweep = new YoungGenerationSweep();
     for await (const chunk of chunks) {
       for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) sent.count++;
       yield chunk;
+      sweep.add(chunk.length);
       if (performance.now() - stretchStarted > MAX_STRETCH_MS) {
         await nextTurn();
         stretchStarted = performance.now();

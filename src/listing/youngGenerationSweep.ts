@@ -1,0 +1,44 @@
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+
+type Collect = (options: { type: 'minor' }) => void;
+
+/**
+ * V8's collector, without starting node with --expose-gc (npm start, the bin, the Docker image
+ * and WORKERS all start the server differently): with the flag set, a new context has `gc`, and
+ * it collects the isolate's one heap. Jest reaches it the same way for --logHeapUsage.
+ */
+function collector(): Collect {
+  const exposed = (globalThis as { gc?: Collect }).gc;
+  if (exposed) return exposed;
+  setFlagsFromString('--expose-gc');
+  return runInNewContext('gc') as Collect;
+}
+
+const collect = collector();
+
+/**
+ * A young-generation collection after every `everyBytes` handed on. An export hands the socket
+ * hundreds of MB in Buffers (COPY's, or the SQLite worker's) while allocating almost nothing
+ * else, so V8 seldom collects, and every Buffer's memory waits for that: the server grew by
+ * +85 to +107 MB over idle during an uncompressed NDJSON export of 1M payments. A scavenge finds
+ * little alive and takes about a millisecond; after one every 16 MiB the same export grew it by
+ * +45 (SQLite) and +62 MB (PostgreSQL), and ran faster, reusing memory instead of faulting in
+ * new pages.
+ */
+export class YoungGenerationSweep {
+  readonly #everyBytes: number;
+  #since = 0;
+
+  constructor(everyBytes = 16 * 1024 * 1024) {
+    this.#everyBytes = everyBytes;
+  }
+
+  /** Counts `bytes` handed on; collects once they add up to `everyBytes`. */
+  add(bytes: number): void {
+    this.#since += bytes;
+    if (this.#since < this.#everyBytes) return;
+    this.#since = 0;
+    collect({ type: 'minor' });
+  }
+}
