@@ -34,11 +34,17 @@ database.exec('begin');
 database.prepare('select count(*) from sqlite_schema').get();
 reply({ kind: 'opened', snapshotAt: new Date().toISOString() });
 
-/** Per running `lines`: chunks it may still make, and what wakes it when it may make more or must stop. */
-const running = new Map<number, { credit: number; stopped: boolean; wake?: () => void }>();
+/** A running `lines`: chunks it may still make, and what wakes it when it may make more or must stop. */
+interface Running {
+  credit: number;
+  stopped: boolean;
+  wake?: () => void;
+}
+
+const running = new Map<number, Running>();
 
 async function lines(id: number, sql: string, parameters: SQLInputValue[]) {
-  const state: { credit: number; stopped: boolean; wake?: () => void } = { credit: CHUNKS_AHEAD, stopped: false };
+  const state: Running = { credit: CHUNKS_AHEAD, stopped: false };
   running.set(id, state);
   const send = async (chunk: Buffer, at: number) => {
     const bytes = new Uint8Array(chunk.buffer, chunk.byteOffset, at);

@@ -15,7 +15,8 @@ function collector(): Collect {
   return runInNewContext('gc') as Collect;
 }
 
-const collect = collector();
+/** Reached on the first collection, not at start-up: a server that never exports never makes the context. */
+let collect: Collect | undefined;
 
 /**
  * A young-generation collection after every `everyBytes` handed on. An export hands the socket
@@ -23,7 +24,7 @@ const collect = collector();
  * else, so V8 seldom collects, and every Buffer's memory waits for that: the server grew by
  * +85 to +107 MB over idle during an uncompressed NDJSON export of 1M payments. A scavenge finds
  * little alive and takes about a millisecond; after one every 16 MiB the same export grew it by
- * +45 (SQLite) and +62 MB (PostgreSQL), and ran faster, reusing memory instead of faulting in
+ * +45 to +50 (SQLite) and +44 to +53 MB (PostgreSQL), and ran faster, reusing memory instead of faulting in
  * new pages.
  */
 export class YoungGenerationSweep {
@@ -39,6 +40,7 @@ export class YoungGenerationSweep {
     this.#since += bytes;
     if (this.#since < this.#everyBytes) return;
     this.#since = 0;
+    collect ??= collector();
     collect({ type: 'minor' });
   }
 }
