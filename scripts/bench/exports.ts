@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { get, type IncomingMessage } from 'node:http';
-import { createGunzip } from 'node:zlib';
+import { createGunzip, createZstdDecompress } from 'node:zlib';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { walk, type Walk } from './scenarios.ts';
 import { pollHealth, summarizeLatencies, type HealthLatencies } from './healthPoller.ts';
@@ -16,7 +16,7 @@ export interface ExportRun {
   rows: number;
   /** Bytes of the body once decoded. */
   bytes: number;
-  /** The Content-Encoding it came with (asked for as fetch does, `gzip, deflate`, or `identity`). */
+  /** The Content-Encoding it came with (asked for as fetch does, `gzip, deflate`, or `zstd`, or `identity`). */
   encoding: string;
   /** Peak VmRSS of the server during the export, over its idle VmRSS before the first export (MB). */
   rssOverIdleMb: number;
@@ -67,7 +67,8 @@ function sampleWhile<T>(every: number, sample: () => Promise<T> | T) {
 function exportBody(url: string, key: string, accept: string, acceptEncoding: string): Promise<{ response: IncomingMessage; body: AsyncIterable<Buffer> }> {
   return new Promise((resolve, reject) => {
     get(url, { headers: { authorization: `Bearer ${key}`, accept, 'accept-encoding': acceptEncoding } }, (response) => {
-      const body = response.headers['content-encoding'] === 'gzip' ? response.pipe(createGunzip()) : response;
+      const encoding = response.headers['content-encoding'];
+      const body = encoding === 'gzip' ? response.pipe(createGunzip()) : encoding === 'zstd' ? response.pipe(createZstdDecompress()) : response;
       resolve({ response, body });
     }).on('error', reject);
   });
@@ -119,7 +120,7 @@ async function idleRss(server: FreshServer, key: string): Promise<number> {
 }
 
 /**
- * The NDJSON and the CSV export of all payments, gzipped as fetch asks and then uncompressed,
+ * The NDJSON and the CSV export of all payments, gzipped as fetch asks, in zstd, and uncompressed,
  * then the walk of the same list at per_page=5000 (by fetch, so gzipped): each on a server
  * started afresh, whose idle RSS is its baseline. On one server the heap that an earlier export
  * grew (V8 keeps what it committed for a while) counted against every later one.
@@ -127,7 +128,7 @@ async function idleRss(server: FreshServer, key: string): Promise<number> {
 export async function measureExports(options: { start: () => Promise<FreshServer>; key: string; log: (line: string) => void }): Promise<ExportsResult> {
   const { start, key, log } = options;
   const runs: ExportRun[] = [];
-  for (const acceptEncoding of ['gzip, deflate', 'identity']) {
+  for (const acceptEncoding of ['gzip, deflate', 'zstd', 'identity']) {
     for (const format of ['NDJSON', 'CSV'] as const) {
       log(`  export all payments as ${format}, Accept-Encoding: ${acceptEncoding}`);
       const server = await start();

@@ -210,13 +210,13 @@ export function printSparseRatios(dialect: BenchDialect, results: Map<number, Si
 export function printExports(dialect: BenchDialect, results: Map<number, ExportsResult>): void {
   const sizes = [...results.keys()];
   if (sizes.length === 0) return;
-  console.log(`\n#### ${dialect}: export of all payments against the walk at per_page=5000 (targets at 1M: ≥ 3× faster, RSS ≤ +100 MB, /health p99 < 50 ms); the walk by fetch, gzipped; each export gzipped as fetch asks, then uncompressed\n`);
+  console.log(`\n#### ${dialect}: export of all payments against the walk at per_page=5000 (targets at 1M: ≥ 3× faster, RSS ≤ +100 MB, /health p99 < 50 ms); the walk by fetch, gzipped; each export gzipped as fetch asks, then zstd, then uncompressed\n`);
   console.log(`| | ${sizes.map((s) => `${n(s)} payments`).join(' | ')} |`);
   console.log(`|---|${sizes.map(() => '---').join('|')}|`);
   const all = sizes.map((s) => results.get(s)!);
   const row = (label: string, value: (r: ExportsResult) => string) => console.log(`| ${label} | ${all.map(value).join(' | ')} |`);
   row('walk by links.next, per_page=5000: wall · rows/s · server RSS peak over idle', (r) => `${fmt(r.walk.seconds, 2)} s · ${n(Math.round(r.walk.rows / r.walk.seconds))} rows/s · +${fmt(r.walkRssOverIdleMb)} MB`);
-  for (const encoding of ['gzip', 'identity']) {
+  for (const encoding of ['gzip', 'zstd', 'identity']) {
     for (const format of ['NDJSON', 'CSV'] as const) {
       const of = (r: ExportsResult) => r.runs.find((x) => x.format === format && x.encoding === encoding);
       if (!all.some(of)) continue;

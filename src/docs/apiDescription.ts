@@ -9,7 +9,7 @@ paginator envelope (\`data\`, \`links\`, \`meta\`); walk it by following \`links
 \`filter[field][gte|gt|lte|lt]=v\`; \`sort=field,-other\`. Errors are \`application/problem+json\`.
 
 GET responses carry a strong \`ETag\` (send it back in \`If-None-Match\` for a 304) and are compressed
-(gzip, br) when you send \`Accept-Encoding\`. Every POST accepts an \`Idempotency-Key\`.`;
+(gzip, br, zstd) when you send \`Accept-Encoding\`. Every POST accepts an \`Idempotency-Key\`.`;
 
 const POLICY = `## Versions and deprecation
 

@@ -1,5 +1,5 @@
 import { hash, webcrypto } from 'node:crypto';
-import { constants } from 'node:zlib';
+import { constants, type ZlibOptions, type ZstdOptions } from 'node:zlib';
 import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import compress from '@fastify/compress';
 
@@ -81,20 +81,27 @@ const tagAfterCompression: onSendHookHandler = async (_request, reply, payload) 
   return payload;
 };
 
+/** The plugin takes one set of options for both: gzip reads `level`, zstd its `params` (it ignores `level`). */
+const GZIP_AND_ZSTD: ZlibOptions & ZstdOptions = { level: 1, params: { [constants.ZSTD_c_compressionLevel]: 1 } };
+
 /**
- * gzip/brotli by Accept-Encoding, and strong ETags that describe what is actually sent.
+ * brotli/gzip/zstd by Accept-Encoding, and strong ETags that describe what is actually sent.
  * Must be registered before the routes (both work through onRoute).
  */
 export async function registerRepresentation(app: FastifyInstance): Promise<void> {
   app.addHook('onSend', tagBeforeCompression);
   await app.register(compress, {
-    encodings: ['br', 'gzip'],
+    // On a tie the first wins: a client that offers zstd beside br or gzip (as browsers do) gets
+    // what it got before zstd was offered; zstd goes to clients that ask for it alone or first.
+    encodings: ['br', 'gzip', 'zstd'],
     threshold: COMPRESSION_THRESHOLD,
     // The fastest levels: on a 2.6 MB page of 5000 payments (2 shared cores) brotli 1 took 12 ms
     // for 336 KB where the plugin's default (4) took 40 ms for 284 KB, and gzip 1 18 ms for
     // 370 KB against 35 ms for 308 KB at 6. Pages are CPU-bound here; 7x smaller is plenty.
+    // NDJSON of payments, one thread: gzip 1 at 172 MB/s (4.6x smaller), brotli 1 at 286 MB/s
+    // (4.7x), zstd 1 at 404 MB/s (5.9x): the cheapest compressed export.
     brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
-    zlibOptions: { level: 1 },
+    zlibOptions: GZIP_AND_ZSTD,
     globalDecompression: false,
     // The plugin's own rule, and exports' NDJSON (its rule only knows `…/json` and `…+json`).
     customTypes: /^text\/(?!event-stream)|(?:\+|\/)json(?:;|$)|\/x-ndjson(?:;|$)/,

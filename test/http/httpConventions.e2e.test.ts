@@ -1,4 +1,4 @@
-import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registerDeprecationHeaders } from '../../src/versioning/deprecation.ts';
@@ -67,22 +67,31 @@ describe('HTTP conventions: Link, ETag, compression, CORS, deprecation, versions
     expect((await t.send('POST', '/v3/accounts', key, { name: 'N', email: 'n@example.com', currency: 'EUR' })).headers.etag).toBeUndefined();
   });
 
-  it('compresses with brotli or gzip by Accept-Encoding, with a tag per encoding, and leaves small bodies alone', async () => {
+  it('compresses with brotli, gzip or zstd by Accept-Encoding, with a tag per encoding, and leaves small bodies alone', async () => {
     const url = '/v3/payments?per_page=50';
     const plain = await get(url);
     const gzip = await get(url, { 'accept-encoding': 'gzip' });
     const br = await get(url, { 'accept-encoding': 'gzip, br' });
+    const zstd = await get(url, { 'accept-encoding': 'zstd' });
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(gzip.headers['content-encoding']).toBe('gzip');
     expect(br.headers['content-encoding']).toBe('br');
+    expect(zstd.headers['content-encoding']).toBe('zstd');
     expect(gzip.headers.vary).toMatch(/accept-encoding/i);
     expect(JSON.parse(gunzipSync(gzip.rawPayload).toString())).toEqual(plain.json());
     expect(JSON.parse(brotliDecompressSync(br.rawPayload).toString())).toEqual(plain.json());
+    expect(JSON.parse(zstdDecompressSync(zstd.rawPayload).toString())).toEqual(plain.json());
     expect(br.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+    expect(zstd.rawPayload.length).toBeLessThan(plain.rawPayload.length / 3);
+    // What browsers send (zstd among others, all equal): what they got before zstd was offered.
+    expect((await get(url, { 'accept-encoding': 'gzip, deflate, br, zstd' })).headers['content-encoding']).toBe('br');
+    expect((await get(url, { 'accept-encoding': 'gzip, zstd' })).headers['content-encoding']).toBe('gzip');
+    expect((await get(url, { 'accept-encoding': 'zstd, gzip;q=0.5' })).headers['content-encoding']).toBe('zstd');
 
     const base = String(plain.headers.etag).slice(0, -1);
     expect(gzip.headers.etag).toBe(`${base}-gzip"`);
     expect(br.headers.etag).toBe(`${base}-br"`);
+    expect(zstd.headers.etag).toBe(`${base}-zstd"`);
     const revalidated = await get(url, { 'accept-encoding': 'gzip', 'if-none-match': String(gzip.headers.etag) });
     expect(revalidated.statusCode).toBe(304);
     expect(revalidated.headers.etag).toBe(gzip.headers.etag);

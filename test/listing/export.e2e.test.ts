@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
@@ -146,15 +146,16 @@ describe('exports: every record of a list in one response', () => {
     expect(response.body).toContain('"\'=HYPERLINK(""http://x"",""y"")"');
   });
 
-  it('compresses with gzip when asked', async () => {
+  it('compresses with gzip or zstd when asked, to the same lines', async () => {
     const plain = await exportOf('/v3/payments/export');
-    const zipped = await t.app.inject({
-      method: 'GET',
-      url: '/v3/payments/export',
-      headers: { authorization: `Bearer ${key}`, 'accept-encoding': 'gzip' },
-    });
+    const encoded = (encoding: string) =>
+      t.app.inject({ method: 'GET', url: '/v3/payments/export', headers: { authorization: `Bearer ${key}`, 'accept-encoding': encoding } });
+    const zipped = await encoded('gzip');
     expect(zipped.headers['content-encoding']).toBe('gzip');
     expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
+    const zstd = await encoded('zstd');
+    expect(zstd.headers['content-encoding']).toBe('zstd');
+    expect(zstdDecompressSync(zstd.rawPayload).toString()).toBe(plain.body);
   });
 });
 
