@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import type { CsvColumn } from './csvColumns.ts';
-import { csvLine } from './csvText.ts';
+import { csvLineRenderer } from './csvLineRenderer.ts';
 
 /** CSV characters per text handed on (some 70 records). */
 const CHUNK_CHARS = 16 * 1024;
@@ -18,6 +18,7 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
   // once, and the next chunk is at hand, so rendering would go on without a turn of the event
   // loop (CSV held it 100+ ms at a time). After a stretch of MAX_STRETCH_MS it takes a turn.
   let stretchStarted = performance.now();
+  const csvLine = csvLineRenderer(columns);
   let rest: Buffer | undefined;
   for await (const received of chunks) {
     const chunk = rest ? Buffer.concat([rest, received]) : received;
@@ -32,7 +33,7 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
     for (let from = 0; from <= end; ) {
       // Always found, at `end` at the latest.
       const to = chunk.indexOf(10, from);
-      text += csvLine(columns, chunk.toString('utf8', from, to));
+      text += csvLine(chunk.toString('utf8', from, to));
       sent.count++;
       from = to + 1;
       if (text.length >= CHUNK_CHARS) {
