@@ -45,7 +45,12 @@ describe('CSV rows of NDJSON bytes', () => {
   });
 
   it('are handed on as whole lines, in pieces of at most 64 KiB unless one line is longer', async () => {
-    const many = Array.from({ length: 6000 }, (_, i) => ({ id: `pay_${i}`, amount: i, card: { brand: '€😀é'.repeat(10), last4: '4242' }, metadata: { k: 'v,é' } }));
+    const many = Array.from({ length: 6000 }, (_, i) => ({
+      id: `pay_${i}`,
+      amount: i,
+      card: { brand: '€😀é'.repeat(10), last4: '4242' },
+      metadata: { k: 'v,é' },
+    }));
     const long = { id: '=x'.repeat(40_000), amount: 1, card: { brand: 'é'.repeat(30_000), last4: '😀' }, metadata: {} };
     const records = [...many, long, { id: 'after', amount: 2, card: { brand: 'b', last4: '1' }, metadata: {} }];
     const bytes = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
