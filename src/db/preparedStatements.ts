@@ -12,7 +12,8 @@ export const PREPARED = '/* prepared */ ';
 
 const names = new Map<string, string>();
 
-function nameOf(text: string): string {
+/** The name a marked statement is prepared under on every connection (the same text, the same name). */
+export function preparedNameOf(text: string): string {
   let name = names.get(text);
   if (!name) {
     name = `k${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
@@ -29,7 +30,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
     query: ((text: any, values?: unknown[]) =>
       typeof text === 'string' && text.startsWith(PREPARED)
-        ? client.query({ name: nameOf(text), text, values })
+        ? client.query({ name: preparedNameOf(text), text, values })
         : client.query(text, values)) as unknown as PostgresPoolClient['query'],
     release: () => client.release(),
   });

@@ -4,6 +4,7 @@ import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
+import { streamRowTexts } from '../db/streamRowTexts.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
@@ -48,6 +49,16 @@ export interface ListPage {
   total: number;
   /** Each row as its stored JSON text, in order. */
   rows: string[];
+  strategy: PageStrategy;
+}
+
+/** Takes a page's rows one at a time, each as its stored JSON text, in the page's order. */
+export type PageRowSink = (row: string) => void;
+
+/** A page whose rows went to a sink: how many, of how many in all, found how. */
+export interface WrittenPage {
+  total: number;
+  count: number;
   strategy: PageStrategy;
 }
 
@@ -273,31 +284,77 @@ export function bucketPageQuery(
 }
 
 /**
+ * PostgreSQL: the one statement's rows straight to the sink as they arrive (streamRowTexts.ts),
+ * each `(total, resource)`; one row with a null resource when the page has none.
+ */
+async function streamedPage(db: Db, compiled: CompiledQuery, offset: number, how: PageStrategy, add: PageRowSink): Promise<WrittenPage> {
+  if (db.native.dialect !== 'postgres') throw new Error('streamedPage is for PostgreSQL');
+  let total = 0;
+  let count = 0;
+  await streamRowTexts(db.native.pool, compiled, (fields) => {
+    if (count === 0) total = Number(fields[0]);
+    const resource = fields[1];
+    if (resource === null) return;
+    add(resource);
+    count++;
+  });
+  return { total, count, strategy: offset >= total ? 'past-end' : how };
+}
+
+/**
  * One page of a list and its exact total, both read in one snapshot of the data at request
  * time, so `data` is exactly what `OFFSET (page-1)*per_page LIMIT per_page` gives at that moment
  * and agrees with `total`. Nothing is remembered between requests. The total comes from the
  * maintained counts for counted slices, else from count(*); deep pages of counted slices are
- * placed through bucket counts (findInBuckets.ts), in the statement that reads them.
+ * placed through bucket counts (findInBuckets.ts), in the statement that reads them. The rows go
+ * to `add` in order (on PostgreSQL as the driver parses them, when one statement answers).
  */
-export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+export async function writeListPage(
+  ctx: ListContext,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+  add: PageRowSink,
+): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
   const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
+  const how = search ? 'buckets' : 'offset';
   // One statement is one snapshot: total and rows together, one round trip.
   if (offset < tuning.plainOffsetUpTo || search) {
     const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? offsetPageStatement(db, dialect, list, paging).compile();
-    const page = pageOfRows((await db.executeQuery<RowWithTotal>(compiled)).rows, offset, search ? 'buckets' : 'offset');
     // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
-    // if they ever did, the page is found the slow exact way rather than answered empty. On
-    // SQLite a page with no rows says nothing of the total: both are read again in a transaction.
-    if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return page;
+    // if they ever did, the page is found the slow exact way rather than answered empty (nothing
+    // went to the sink then). On SQLite a page with no rows says nothing of the total: both are
+    // read again in a transaction.
+    if (dialect === 'postgres') {
+      const page = await streamedPage(ctx.db, compiled, offset, how, add);
+      if (page.count > 0 || page.strategy === 'past-end') return page;
+    } else {
+      const page = pageOfRows((await db.executeQuery<RowWithTotal>(compiled)).rows, offset, how);
+      if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return written(page, add);
+    }
   }
   let transaction = db.transaction().setAccessMode('read only');
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
-  return transaction.execute(async (trx) => {
+  const page = await transaction.execute(async (trx) => {
     const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
     return pageOf(trx, dialect, tuning, list, total, paging);
   });
+  return written(page, add);
+}
+
+function written({ total, rows, strategy }: ListPage, add: PageRowSink): WrittenPage {
+  for (const row of rows) add(row);
+  return { total, count: rows.length, strategy };
+}
+
+/** One page of a list and its exact total, its rows at hand (writeListPage). */
+export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+  const rows: string[] = [];
+  const { total, strategy } = await writeListPage(ctx, table, scope, query, paging, (row) => rows.push(row));
+  return { total, rows, strategy };
 }

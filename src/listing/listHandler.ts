@@ -1,10 +1,10 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { buildPageFrame } from '../pagination/buildEnvelope.ts';
-import { envelopeBody } from '../pagination/envelopeBody.ts';
+import { envelopeBody, EnvelopeWriter } from '../pagination/envelopeBody.ts';
 import { linkHeader } from '../pagination/linkHeader.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from './requestOrigin.ts';
-import { fetchListPage, type ListContext, type ListPage, type ListScope, type ListTable } from './fetchListPage.ts';
+import { fetchListPage, writeListPage, type ListContext, type ListScope, type ListTable, type PageStrategy } from './fetchListPage.ts';
 import type { ListSpec } from './listSpec.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
 import { listSchemaFieldErrors, readListRequest, type RawListRequest } from './readListRequest.ts';
@@ -16,6 +16,8 @@ import { RowsInFlight } from './rowsInFlight.ts';
 const BIG_PAGE_FROM = 1000;
 /** Two 5000-row pages at a time per process: enough to keep the database and the event loop both busy. */
 const bigPageRows = new RowsInFlight(10_000);
+/** What a stored record usually takes (a payment ~520 bytes): the envelope's first buffer, grown when rows take more. */
+const BYTES_PER_ROW = 600;
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -52,16 +54,25 @@ export function listHandler(endpoint: ListEndpoint) {
     const scope = await endpoint.scopeOf(request);
     const release = paging.perPage >= BIG_PAGE_FROM ? await bigPageRows.take(paging.perPage) : undefined;
     try {
-      const page = await fetchListPage(lists, table, scope, query, paging);
       // Only a request naming fields or expand pays for reshaping; the rest send the stored text as it is.
-      if (wanted && representation) page.rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
-      return sendPage(request, reply, paging, page);
+      if (wanted && representation) {
+        const page = await fetchListPage(lists, table, scope, query, paging);
+        const rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
+        const frame = pageFrame(request, reply, paging, page.total, rows.length, page.strategy);
+        return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
+      }
+      // The rows are JSON already; the envelope is written around them as they come (envelopeBody.ts).
+      const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW);
+      const page = await writeListPage(lists, table, scope, query, paging, (row) => body.add(row));
+      const frame = pageFrame(request, reply, paging, page.total, page.count, page.strategy);
+      return reply.type('application/json; charset=utf-8').send(body.finish(frame));
     } finally {
       release?.();
     }
   };
 
-  function sendPage(request: FastifyRequest, reply: FastifyReply, paging: PageParams, { total, rows, strategy }: ListPage) {
+  /** The page's `links` and `meta`, its Link header and how it was found. */
+  function pageFrame(request: FastifyRequest, reply: FastifyReply, paging: PageParams, total: number, count: number, strategy: PageStrategy) {
     reply.header('x-page-strategy', strategy);
     const frame = buildPageFrame({
       origin: requestOrigin(request, publicUrl),
@@ -69,10 +80,9 @@ export function listHandler(endpoint: ListEndpoint) {
       total,
       page: paging.page,
       perPage: paging.perPage,
-      count: rows.length,
+      count,
     });
     reply.header('link', linkHeader(frame.links));
-    // The rows are JSON already; the envelope is written around them (envelopeBody.ts).
-    return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
+    return frame;
   }
 }

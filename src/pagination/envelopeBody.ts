@@ -4,35 +4,60 @@ const HEAD = Buffer.from('{"data":[');
 /** The most UTF-8 bytes one UTF-16 code unit takes. */
 const MAX_BYTES_PER_UNIT = 3;
 
-/** `buffer`'s first `used` bytes in a buffer of at least `size` bytes. */
-function grown(buffer: Buffer, used: number, size: number): Buffer {
-  const bigger = Buffer.allocUnsafe(Math.max(buffer.length * 2, size));
-  buffer.copy(bigger, 0, 0, used);
-  return bigger;
-}
-
 /**
  * The bytes of an envelope whose rows are already JSON text (the database stores each record
- * rendered): no re-parsing. Each row is encoded straight into one buffer, sized for text that is
- * mostly ASCII and grown when it is not. Joining the rows first made one rope of every row,
+ * rendered), written row by row as the rows arrive: no re-parsing, and nothing of a row is kept
+ * once it is written, so a driver's row strings die young instead of living, all 5000 of them,
+ * until the page is complete. Each row is encoded straight into one buffer, sized for text that
+ * is mostly ASCII and grown when it is not. Joining the rows first made one rope of every row,
  * copied flat and then encoded as a whole (as a two-byte string as soon as one row held a letter
  * beyond Latin-1); measuring each row's byte length first cost a second pass. On a 5000-row page
  * (2.6 MB): join 30 ms, two passes 3.8 ms, this 1.1 ms.
  */
-export function envelopeBody(rows: string[], frame: PageFrame): Buffer {
-  const tail = Buffer.from(`],"links":${JSON.stringify(frame.links)},"meta":${JSON.stringify(frame.meta)}}`);
-  let units = HEAD.length + tail.length + rows.length;
-  for (const row of rows) units += row.length;
-  let body: Buffer = Buffer.allocUnsafe(units + (units >> 4));
-  let at = HEAD.copy(body, 0);
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i];
-    // write() never splits a character, but it stops short when the buffer is: make room first.
-    if (body.length - at < row.length * MAX_BYTES_PER_UNIT + 1) body = grown(body, at, at + row.length * MAX_BYTES_PER_UNIT + 1 + tail.length);
-    if (i > 0) body[at++] = 0x2c; // ,
-    at += body.write(row, at, 'utf8');
+export class EnvelopeWriter {
+  #body: Buffer;
+  #at: number;
+  /** How many rows were written. */
+  count = 0;
+
+  /** `bytes`: what the rows are expected to take (the buffer grows past it when they take more). */
+  constructor(bytes = 16 * 1024) {
+    this.#body = Buffer.allocUnsafe(HEAD.length + bytes + 1024);
+    this.#at = HEAD.copy(this.#body, 0);
   }
-  if (body.length - at < tail.length) body = grown(body, at, at + tail.length);
-  at += tail.copy(body, at);
-  return body.subarray(0, at);
+
+  /** Room for `bytes` more bytes, in a bigger buffer when needed. */
+  #room(bytes: number): void {
+    if (this.#body.length - this.#at >= bytes) return;
+    const size = Math.max(this.#body.length * 2, this.#at + bytes + 1024);
+    const bigger = Buffer.allocUnsafe(size);
+    this.#body.copy(bigger, 0, 0, this.#at);
+    this.#body = bigger;
+  }
+
+  /** Appends one row's JSON text. */
+  add(row: string): void {
+    // write() never splits a character, but it stops short when the buffer is: make room first.
+    this.#room(row.length * MAX_BYTES_PER_UNIT + 1);
+    if (this.count > 0) this.#body[this.#at++] = 0x2c; // ,
+    this.#at += this.#body.write(row, this.#at, 'utf8');
+    this.count++;
+  }
+
+  /** The whole envelope, its `links` and `meta` after the rows: a view of the writer's buffer. */
+  finish(frame: PageFrame): Buffer {
+    const tail = Buffer.from(`],"links":${JSON.stringify(frame.links)},"meta":${JSON.stringify(frame.meta)}}`);
+    this.#room(tail.length);
+    const end = this.#at + tail.copy(this.#body, this.#at);
+    return this.#body.subarray(0, end);
+  }
+}
+
+/** The envelope of rows already at hand (see EnvelopeWriter). */
+export function envelopeBody(rows: string[], frame: PageFrame): Buffer {
+  let units = rows.length;
+  for (const row of rows) units += row.length;
+  const writer = new EnvelopeWriter(units + (units >> 4));
+  for (const row of rows) writer.add(row);
+  return writer.finish(frame);
 }

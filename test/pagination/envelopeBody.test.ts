@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnvelope, buildPageFrame } from '../../src/pagination/buildEnvelope.ts';
-import { envelopeBody } from '../../src/pagination/envelopeBody.ts';
+import { envelopeBody, EnvelopeWriter } from '../../src/pagination/envelopeBody.ts';
 
 const frameOf = (count: number) => buildPageFrame({ origin: 'http://h', pathAndQuery: '/v3/payments?per_page=3', total: 7, page: 1, perPage: 3, count });
 
@@ -33,5 +33,19 @@ describe('envelopeBody with rows far from ASCII', () => {
       buildEnvelope({ origin: 'http://h', pathAndQuery: '/v3/payments?per_page=3', total: 7, page: 1, perPage: 3, rows: records }),
     );
     expect(envelopeBody(rows, frameOf(200)).toString('utf8')).toBe(expected);
+  });
+});
+
+describe('EnvelopeWriter', () => {
+  const records = Array.from({ length: 3000 }, (_, i) => ({ id: `pay_${i}`, note: i % 7 === 0 ? 'Zoë 東京 🚀'.repeat(20) : 'plain'.repeat(30) }));
+  const rows = records.map((r) => JSON.stringify(r));
+  const frame = buildPageFrame({ origin: 'http://h', pathAndQuery: '/v3/payments?per_page=3000', total: 9000, page: 2, perPage: 3000, count: rows.length });
+  const expected = JSON.stringify({ data: records, ...frame });
+
+  it('writes rows as they come, growing past a low estimate, into exactly what JSON.stringify gives', () => {
+    const writer = new EnvelopeWriter(100);
+    for (const row of rows) writer.add(row);
+    expect(writer.count).toBe(3000);
+    expect(writer.finish(frame).toString('utf8')).toBe(expected);
   });
 });
