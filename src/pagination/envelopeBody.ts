@@ -1,3 +1,4 @@
+import type { BodyBufferPool } from './bodyBufferPool.ts';
 import type { PageFrame } from './buildEnvelope.ts';
 
 const HEAD = Buffer.from('{"data":[');
@@ -17,12 +18,18 @@ const MAX_BYTES_PER_UNIT = 3;
 export class EnvelopeWriter {
   #body: Buffer;
   #at: number;
+  #pool: BodyBufferPool | undefined;
   /** How many rows were written. */
   count = 0;
 
-  /** `bytes`: what the rows are expected to take (the buffer grows past it when they take more). */
-  constructor(bytes = 16 * 1024) {
-    this.#body = Buffer.allocUnsafe(HEAD.length + bytes + 1024);
+  /**
+   * `bytes`: what the rows are expected to take (the buffer grows past it when they take more);
+   * `pool`: where its buffer comes from, and goes back to on release().
+   */
+  constructor(bytes = 16 * 1024, pool?: BodyBufferPool) {
+    this.#pool = pool;
+    const size = HEAD.length + bytes + 1024;
+    this.#body = pool ? pool.take(size) : Buffer.allocUnsafe(size);
     this.#at = HEAD.copy(this.#body, 0);
   }
 
@@ -30,8 +37,9 @@ export class EnvelopeWriter {
   #room(bytes: number): void {
     if (this.#body.length - this.#at >= bytes) return;
     const size = Math.max(this.#body.length * 2, this.#at + bytes + 1024);
-    const bigger = Buffer.allocUnsafe(size);
+    const bigger = this.#pool ? this.#pool.take(size) : Buffer.allocUnsafe(size);
     this.#body.copy(bigger, 0, 0, this.#at);
+    this.#pool?.give(this.#body);
     this.#body = bigger;
   }
 
@@ -50,6 +58,12 @@ export class EnvelopeWriter {
     this.#room(tail.length);
     const end = this.#at + tail.copy(this.#body, this.#at);
     return this.#body.subarray(0, end);
+  }
+
+  /** Gives the buffer back to the pool: only once nothing reads what finish() returned any more. */
+  release(): void {
+    this.#pool?.give(this.#body);
+    this.#pool = undefined;
   }
 }
 

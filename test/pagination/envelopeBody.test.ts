@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildEnvelope, buildPageFrame } from '../../src/pagination/buildEnvelope.ts';
+import { BodyBufferPool } from '../../src/pagination/bodyBufferPool.ts';
 import { envelopeBody, EnvelopeWriter } from '../../src/pagination/envelopeBody.ts';
 
 const frameOf = (count: number) => buildPageFrame({ origin: 'http://h', pathAndQuery: '/v3/payments?per_page=3', total: 7, page: 1, perPage: 3, count });
@@ -47,5 +48,21 @@ describe('EnvelopeWriter', () => {
     for (const row of rows) writer.add(row);
     expect(writer.count).toBe(3000);
     expect(writer.finish(frame).toString('utf8')).toBe(expected);
+  });
+
+  it('on a pool, writes the same bytes, gives back what it outgrew at once and its last buffer on release', () => {
+    const pool = new BodyBufferPool();
+    const writer = new EnvelopeWriter(300 * 1024, pool);
+    for (const row of rows) writer.add(row);
+    expect(pool.size).toBe(1); // the first buffer, outgrown
+    const body = writer.finish(frame);
+    expect(body.toString('utf8')).toBe(expected);
+    writer.release();
+    writer.release();
+    expect(pool.size).toBe(2);
+    // The next writer starts on the biggest buffer given back: the one the body was a view of.
+    const next = new EnvelopeWriter(400 * 1024, pool);
+    next.add('{"id":"another"}');
+    expect(body.toString('utf8', 0, 25)).toBe('{"data":[{"id":"another"}');
   });
 });
