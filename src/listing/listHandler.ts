@@ -19,7 +19,7 @@ const BIG_PAGE_FROM = 1000;
 const bigPageRows = new RowsInFlight(10_000);
 /** What a stored record usually takes (a payment ~520 bytes): the envelope's first buffer, grown when rows take more. */
 const BYTES_PER_ROW = 600;
-/** Big pages' buffers, used again once their response is sent (bodyBufferPool.ts). */
+/** Big pages' buffers, used again once their response is sent (bodyBufferPool.ts); small pages allocate as usual. */
 const bodyBuffers = new BodyBufferPool();
 
 declare module 'fastify' {
@@ -65,12 +65,13 @@ export function listHandler(endpoint: ListEndpoint) {
         return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
       }
       // The rows are JSON already; the envelope is written around them as they come (envelopeBody.ts).
-      const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, bodyBuffers);
+      const big = release !== undefined;
+      const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
       const page = await writeListPage(lists, table, scope, query, paging, (row) => body.add(row));
       const frame = pageFrame(request, reply, paging, page.total, page.count, page.strategy);
       // 'finish': the last byte went to the socket (compressed or not, the ETag hashed a copy). A
       // response that never finishes (the client went away) leaves its buffer to the collector.
-      reply.raw.once('finish', () => body.release());
+      if (big) reply.raw.once('finish', () => body.release());
       return reply.type('application/json; charset=utf-8').send(body.finish(frame));
     } finally {
       release?.();
