@@ -4,7 +4,7 @@ import type { Expansion, RepresentationOffer, ResourceType } from '../listing/re
 import { AccountSchema } from './accountSchema.ts';
 
 /** Accounts in `fields[accounts]`: every field of the resource, in its order. */
-export const ACCOUNT_TYPE: ResourceType = { type: 'accounts', fields: Object.keys(AccountSchema.properties) };
+export const ACCOUNT_TYPE: ResourceType = { type: 'accounts', fields: Object.keys(AccountSchema.properties), schema: AccountSchema };
 
 /** What account reads offer: sparse fieldsets; nothing of an account expands. */
 export const accountRepresentation: RepresentationOffer = { own: ACCOUNT_TYPE, expansions: [] };

@@ -10,7 +10,7 @@ import type { ListSpec } from './listSpec.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
 import { listSchemaFieldErrors, readListRequest, type RawListRequest } from './readListRequest.ts';
 import type { RepresentationOffer } from './representationQuery.ts';
-import { reshapeRows } from './reshapeRows.ts';
+import { reshapeRows, rowTrimmer } from './reshapeRows.ts';
 import { RowsInFlight } from './rowsInFlight.ts';
 
 /** Pages from this size on share RowsInFlight; smaller ones never wait behind them. */
@@ -57,8 +57,10 @@ export function listHandler(endpoint: ListEndpoint) {
     const scope = await endpoint.scopeOf(request);
     const release = paging.perPage >= BIG_PAGE_FROM ? await bigPageRows.take(paging.perPage) : undefined;
     try {
-      // Only a request naming fields or expand pays for reshaping; the rest send the stored text as it is.
-      if (wanted && representation) {
+      // Only a request naming fields or expand pays for reshaping; the rest send the stored text
+      // as it is. Fieldsets alone trim each row as it comes; expansions load the page's together.
+      const trim = wanted && representation ? rowTrimmer(representation, wanted) : undefined;
+      if (wanted && representation && !trim) {
         const page = await fetchListPage(lists, table, scope, query, paging);
         const rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
         const frame = pageFrame(request, reply, paging, page.total, rows.length, page.strategy);
@@ -67,7 +69,7 @@ export function listHandler(endpoint: ListEndpoint) {
       // The rows are JSON already; the envelope is written around them as they come (envelopeBody.ts).
       const big = release !== undefined;
       const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
-      const page = await writeListPage(lists, table, scope, query, paging, (row) => body.add(row));
+      const page = await writeListPage(lists, table, scope, query, paging, trim ? (row) => body.add(trim(row)) : (row) => body.add(row));
       const frame = pageFrame(request, reply, paging, page.total, page.count, page.strategy);
       // 'finish': the last byte went to the socket (compressed or not, the ETag hashed a copy). A
       // response that never finishes (the client went away) leaves its buffer to the collector.

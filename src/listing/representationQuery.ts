@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { addFieldError, issue, type FieldErrors } from '../core/problem.ts';
 
 /**
@@ -12,6 +12,8 @@ import { addFieldError, issue, type FieldErrors } from '../core/problem.ts';
 export interface ResourceType {
   type: string;
   fields: readonly string[];
+  /** Its schema, when a fieldset may be cut out of the stored text without parsing it (fieldsetRenderer.ts). */
+  schema?: TSchema;
 }
 
 /** What `expand[]=<name>` adds to each record: the resource whose id it holds in `idField`. */

@@ -1,3 +1,4 @@
+import { fieldsetRenderer } from './fieldsetRenderer.ts';
 import type { RepresentationOffer, RequestedRepresentation } from './representationQuery.ts';
 
 type Record = { [field: string]: unknown };
@@ -11,6 +12,19 @@ function trimmed(record: Record, keep: ReadonlySet<string> | undefined, embedded
     if (embed !== undefined) Object.assign(out, embed);
   }
   return out;
+}
+
+/**
+ * For a request that names fieldsets but expands nothing: each stored text trimmed on its own
+ * (cut out without parsing when the fieldset allows: fieldsetRenderer.ts), so a page can be
+ * written row by row as its rows arrive (listHandler.ts). Undefined when the request expands
+ * something: those rows are loaded together (reshapeRows).
+ */
+export function rowTrimmer(offer: RepresentationOffer, wanted: RequestedRepresentation): ((row: string) => string) | undefined {
+  if (wanted.expand.length > 0) return undefined;
+  const keep = wanted.fields.get(offer.own.type);
+  const trim = (row: string) => JSON.stringify(trimmed(JSON.parse(row) as Record, keep));
+  return keep && offer.own.schema ? fieldsetRenderer(offer.own.schema, keep, trim) : trim;
 }
 
 /**

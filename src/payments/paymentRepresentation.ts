@@ -6,5 +6,5 @@ import { PaymentSchema } from './paymentSchema.ts';
 
 /** What payment reads offer: `fields[payments]`, and `expand[]=account` (trimmed by `fields[accounts]`). */
 export function paymentRepresentation(db: Kysely<Database>): RepresentationOffer {
-  return { own: { type: 'payments', fields: Object.keys(PaymentSchema.properties) }, expansions: [accountExpansion(db)] };
+  return { own: { type: 'payments', fields: Object.keys(PaymentSchema.properties), schema: PaymentSchema }, expansions: [accountExpansion(db)] };
 }
