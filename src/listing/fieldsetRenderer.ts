@@ -1,6 +1,19 @@
 import type { TSchema } from 'typebox';
-import { csvColumnsOf } from './csvColumns.ts';
+import { csvColumnsOf, type CsvColumn } from './csvColumns.ts';
 import { recordLayout } from './csvLineRenderer.ts';
+
+const layouts = new WeakMap<TSchema, { columns: CsvColumn[]; layout: RegExp | undefined }>();
+
+/** A schema's columns and record pattern, made once: a request only picks its fields from them. */
+function layoutOf(schema: TSchema) {
+  let known = layouts.get(schema);
+  if (!known) {
+    const columns = csvColumnsOf(schema);
+    known = { columns, layout: recordLayout(columns) };
+    layouts.set(schema, known);
+  }
+  return known;
+}
 
 /**
  * `JSON.stringify` of a stored record trimmed to the fields in `keep` (in the record's order), for
@@ -12,8 +25,7 @@ import { recordLayout } from './csvLineRenderer.ts';
  * `trim`. Measured on stored payments, `fields[payments]=id,amount,status`: see docs/performance.md.
  */
 export function fieldsetRenderer(schema: TSchema, keep: ReadonlySet<string>, trim: (row: string) => string): (row: string) => string {
-  const columns = csvColumnsOf(schema);
-  const layout = recordLayout(columns);
+  const { columns, layout } = layoutOf(schema);
   const picked = columns.flatMap((column, i) =>
     column.path.length === 1 && keep.has(column.name) ? [{ name: column.name, kind: column.kind, capture: i + 1 }] : [],
   );

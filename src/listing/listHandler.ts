@@ -55,7 +55,8 @@ export function listHandler(endpoint: ListEndpoint) {
   return async (request: FastifyRequest, reply: FastifyReply) => {
     const { paging, query, wanted } = readListRequest(spec, representation, request.query as RawListRequest);
     const scope = await endpoint.scopeOf(request);
-    const release = paging.perPage >= BIG_PAGE_FROM ? await bigPageRows.take(paging.perPage) : undefined;
+    const big = paging.perPage >= BIG_PAGE_FROM;
+    const release = big ? await bigPageRows.take(paging.perPage) : undefined;
     try {
       // Only a request naming fields or expand pays for reshaping; the rest send the stored text
       // as it is. Fieldsets alone trim each row as it comes; expansions load the page's together.
@@ -67,7 +68,6 @@ export function listHandler(endpoint: ListEndpoint) {
         return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
       }
       // The rows are JSON already; the envelope is written around them as they come (envelopeBody.ts).
-      const big = release !== undefined;
       const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
       const page = await writeListPage(lists, table, scope, query, paging, trim ? (row) => body.add(trim(row)) : (row) => body.add(row));
       const frame = pageFrame(request, reply, paging, page.total, page.count, page.strategy);

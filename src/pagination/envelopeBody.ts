@@ -26,7 +26,7 @@ export class EnvelopeWriter {
    * `bytes`: what the rows are expected to take (the buffer grows past it when they take more);
    * `pool`: where its buffer comes from, and goes back to on release().
    */
-  constructor(bytes = 16 * 1024, pool?: BodyBufferPool) {
+  constructor(bytes: number, pool?: BodyBufferPool) {
     this.#pool = pool;
     const size = HEAD.length + bytes + 1024;
     this.#body = pool ? pool.take(size) : Buffer.allocUnsafe(size);
