@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { csvColumnsOf, type CsvColumn } from './csvColumns.ts';
-import { recordLayout } from './csvLineRenderer.ts';
+import { recordLayout } from './recordLayout.ts';
 
 const layouts = new WeakMap<TSchema, { columns: CsvColumn[]; layout: RegExp | undefined }>();
 
