@@ -4,8 +4,12 @@ import type { CsvColumn } from './csvColumns.ts';
 import { csvRecordWriter } from './csvRecordWriter.ts';
 import { csvLine } from './csvText.ts';
 
-/** Bytes of CSV per Buffer handed on (some 280 records). */
-const CHUNK_BYTES = 64 * 1024;
+/**
+ * Bytes of CSV per Buffer handed on (some 1,100 records). A compressed export's compressor takes
+ * one chunk per job on the thread pool: 64 KiB jobs left zlib waiting on the event loop between
+ * them (see EXPORT_CHUNK_SIZE in http/representation.ts for the figures).
+ */
+export const CSV_CHUNK_BYTES = 256 * 1024;
 
 /**
  * CSV rows (no header) of records given as NDJSON bytes, in chunks cut anywhere (PostgreSQL's
@@ -58,18 +62,18 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
 }
 
 /**
- * Lines written as UTF-8 straight into 64 KiB Buffers, each handed on when the next line might
+ * Lines written as UTF-8 straight into 256 KiB Buffers, each handed on when the next line might
  * not fit: no joined string to flatten and encode again.
  */
 class LineBuffers {
-  out = Buffer.allocUnsafe(CHUNK_BYTES);
+  out = Buffer.allocUnsafe(CSV_CHUNK_BYTES);
   used = 0;
 
   /** Room for `bytes` more; the filled part of the Buffer given up for it, if one was. */
   reserve(bytes: number): Buffer | undefined {
     if (this.used + bytes <= this.out.length) return undefined;
     const full = this.used > 0 ? this.out.subarray(0, this.used) : undefined;
-    if (bytes !== Number.POSITIVE_INFINITY) this.out = Buffer.allocUnsafe(Math.max(CHUNK_BYTES, bytes));
+    if (bytes !== Number.POSITIVE_INFINITY) this.out = Buffer.allocUnsafe(Math.max(CSV_CHUNK_BYTES, bytes));
     this.used = 0;
     return full;
   }

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { csvColumnsOf } from '../../src/listing/csvColumns.ts';
-import { csvRowsOfNdjson } from '../../src/listing/csvRowsOfNdjson.ts';
+import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from '../../src/listing/csvRowsOfNdjson.ts';
 import { csvLine } from '../../src/listing/csvText.ts';
 import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 
@@ -44,25 +44,26 @@ describe('CSV rows of NDJSON bytes', () => {
     );
   });
 
-  it('are handed on as whole lines, in pieces of at most 64 KiB unless one line is longer', async () => {
-    const many = Array.from({ length: 6000 }, (_, i) => ({
+  it('are handed on as whole lines, in pieces of at most CSV_CHUNK_BYTES unless one line is longer', async () => {
+    const many = Array.from({ length: 20_000 }, (_, i) => ({
       id: `pay_${i}`,
       amount: i,
       card: { brand: '€😀é'.repeat(10), last4: '4242' },
       metadata: { k: 'v,é' },
     }));
-    const long = { id: '=x'.repeat(40_000), amount: 1, card: { brand: 'é'.repeat(30_000), last4: '😀' }, metadata: {} };
+    const long = { id: '=x'.repeat(100_000), amount: 1, card: { brand: 'é'.repeat(80_000), last4: '😀' }, metadata: {} };
     const records = [...many, long, { id: 'after', amount: 2, card: { brand: 'b', last4: '1' }, metadata: {} }];
     const bytes = Buffer.from(records.map((r) => `${JSON.stringify(r)}\n`).join(''));
     const sent = { count: 0 };
     const pieces: Buffer[] = [];
-    for await (const piece of csvRowsOfNdjson(inChunks(bytes, [1000, 70_000, 150_000]), columns, sent)) pieces.push(piece);
+    for await (const piece of csvRowsOfNdjson(inChunks(bytes, [1000, 70_000, 150_000, 1_500_000]), columns, sent)) pieces.push(piece);
     expect(Buffer.concat(pieces).toString()).toBe(records.map((r) => csvLine(columns, JSON.stringify(r))).join(''));
     expect(sent.count).toBe(records.length);
     for (const piece of pieces) expect(piece.at(-1)).toBe(10);
-    expect(pieces.filter((piece) => piece.length > 64 * 1024)).toHaveLength(1);
+    expect(pieces.filter((piece) => piece.length > CSV_CHUNK_BYTES)).toHaveLength(1);
     // Full but for the one cut short by the long line, the long line's own and the last.
-    for (const piece of pieces.slice(0, -3)) expect(piece.length).toBeGreaterThan(60 * 1024);
+    for (const piece of pieces.slice(0, -3)) expect(piece.length).toBeGreaterThan(CSV_CHUNK_BYTES - 4 * 1024);
+    expect(pieces.length).toBeGreaterThan(4);
   });
 
   it('refuse bytes that end inside a record rather than drop it', async () => {

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { gunzipSync, zstdDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync, zstdDecompressSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
@@ -146,16 +146,16 @@ describe('exports: every record of a list in one response', () => {
     expect(response.body).toContain('"\'=HYPERLINK(""http://x"",""y"")"');
   });
 
-  it('compresses with gzip or zstd when asked, to the same lines', async () => {
-    const plain = await exportOf('/v3/payments/export');
-    const encoded = (encoding: string) =>
-      t.app.inject({ method: 'GET', url: '/v3/payments/export', headers: { authorization: `Bearer ${key}`, 'accept-encoding': encoding } });
-    const zipped = await encoded('gzip');
-    expect(zipped.headers['content-encoding']).toBe('gzip');
-    expect(gunzipSync(zipped.rawPayload).toString()).toBe(plain.body);
-    const zstd = await encoded('zstd');
-    expect(zstd.headers['content-encoding']).toBe('zstd');
-    expect(zstdDecompressSync(zstd.rawPayload).toString()).toBe(plain.body);
+  it('compresses with gzip, zstd or brotli when asked, NDJSON and CSV, to the same bytes', async () => {
+    const decode = { gzip: gunzipSync, zstd: zstdDecompressSync, br: brotliDecompressSync };
+    for (const accept of ['application/x-ndjson', 'text/csv']) {
+      const plain = await exportOf('/v3/payments/export', { accept });
+      for (const [encoding, decoded] of Object.entries(decode)) {
+        const response = await exportOf('/v3/payments/export', { accept, 'accept-encoding': encoding });
+        expect(response.headers['content-encoding']).toBe(encoding);
+        expect(decoded(response.rawPayload).toString()).toBe(plain.body);
+      }
+    }
   });
 });
 
