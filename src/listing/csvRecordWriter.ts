@@ -36,8 +36,8 @@ export interface CsvRecordWriter {
  * strings out (the same pattern), joining them and encoding the line.
  */
 export function csvRecordWriter(columns: CsvColumn[]): CsvRecordWriter | undefined {
-  const layout = recordLayout(columns);
   const text = layoutText(columns);
+  const layout = recordLayout(columns, text);
   if (!layout || !text) return undefined;
   // The keys' text is ASCII: its length is its bytes.
   const before = text.before.map((t) => t.length);

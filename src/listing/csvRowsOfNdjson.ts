@@ -46,7 +46,7 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
         // At most 3 bytes a UTF-16 unit.
         const full = lines.reserve(3 * line.length);
         if (full) yield full;
-        lines.used += lines.out.write(line, lines.used);
+        lines.wrote(lines.used + lines.out.write(line, lines.used));
       }
       sent.count++;
       from = to + 1;
@@ -56,7 +56,7 @@ export async function* csvRowsOfNdjson(chunks: AsyncIterable<Buffer>, columns: C
       }
     }
   }
-  const last = lines.reserve(Number.POSITIVE_INFINITY);
+  const last = lines.take();
   if (last) yield last;
   if (rest) throw new Error("a record's bytes ended without a newline");
 }
@@ -72,8 +72,14 @@ class LineBuffers {
   /** Room for `bytes` more; the filled part of the Buffer given up for it, if one was. */
   reserve(bytes: number): Buffer | undefined {
     if (this.used + bytes <= this.out.length) return undefined;
+    const full = this.take();
+    this.out = Buffer.allocUnsafe(Math.max(CSV_CHUNK_BYTES, bytes));
+    return full;
+  }
+
+  /** The filled part, if any, given up: what comes next starts a new Buffer's worth. */
+  take(): Buffer | undefined {
     const full = this.used > 0 ? this.out.subarray(0, this.used) : undefined;
-    if (bytes !== Number.POSITIVE_INFINITY) this.out = Buffer.allocUnsafe(Math.max(CSV_CHUNK_BYTES, bytes));
     this.used = 0;
     return full;
   }

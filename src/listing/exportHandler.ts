@@ -22,7 +22,7 @@ import { listSchemaFieldErrors } from './readListRequest.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Set on export routes (exportRouteConfig): the OpenAPI document documents their filters like a list's. */
+    /** Set on export routes (exportRouteConfig): the OpenAPI document documents their filters like a list's, and their compressor works in larger pieces (http/representation.ts). */
     exportSpec?: ListSpec;
   }
 }

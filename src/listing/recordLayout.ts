@@ -55,10 +55,9 @@ const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 /**
  * The pattern of a record whose keys are the columns', in the columns' order (a nested object's
  * keys together, inside it), each value as VALUE allows, one capture per column; undefined when
- * the columns cannot be laid out so.
+ * the columns cannot be laid out so. `text` is the columns' layoutText, when the caller has it.
  */
-export function recordLayout(columns: CsvColumn[]): RegExp | undefined {
-  const text = layoutText(columns);
+export function recordLayout(columns: CsvColumn[], text = layoutText(columns)): RegExp | undefined {
   if (!text) return undefined;
   const values = columns.map((column, i) => escaped(text.before[i]) + VALUE[column.kind]);
   return new RegExp(`^${values.join('')}${escaped(text.closing)}$`);
