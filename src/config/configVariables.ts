@@ -40,6 +40,7 @@ const BOOLEAN_ALLOWED = 'true/false, 1/0, on/off or yes/no';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export const PG_POOLERS = ['none', 'session', 'transaction'] as const;
 
 export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
@@ -112,6 +113,17 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     example: 'json',
   },
   wholeNumber('PG_POOL_MAX', 10, 'PostgreSQL pool size (per worker)', 1, 1000),
+  {
+    name: 'PG_POOLER',
+    kind: 'string',
+    schema: Type.Union(PG_POOLERS.map((l) => Type.Literal(l))),
+    fallback: 'none',
+    shownDefault: '`none`',
+    allowed: PG_POOLERS.join(', '),
+    description:
+      'what stands between the service and PostgreSQL: `none` (a direct connection), `session` (a session-pooling PgBouncer: no startup parameters) or `transaction` (a transaction-pooling PgBouncer, RDS Proxy, Supavisor: no startup parameters and no named prepared statements). Behind a pooler every setting travels with each statement, inside its transaction',
+    example: 'transaction',
+  },
   wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',

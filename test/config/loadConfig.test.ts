@@ -22,6 +22,7 @@ describe('the configuration, read from the environment through one schema', () =
       host: '127.0.0.1',
       embeddedDefault: true,
       pgPoolMax: 10,
+      pgPooler: 'none',
       metricsEnabled: true,
       trustProxy: false,
       logFormat: 'auto',
