@@ -31,7 +31,11 @@ describe('an Idempotency-Key whose request did not complete', () => {
     await db.close();
     const env = { DATABASE_URL: cluster.url, PG_CONNECT_TIMEOUT_MS: '1000', READY_TIMEOUT_MS: '1000', LOG_LEVEL: 'silent' };
     [first, second] = await Promise.all([startServer(env), startServer(env)]);
-    const account = await send(first.url, { method: 'POST', path: '/v3/accounts', key, body: { name: 'U', email: 'u@example.com', currency: 'EUR' } }, new Agent());
+    const account = await send(
+      first.url,
+      { method: 'POST', path: '/v3/accounts', key, body: { name: 'U', email: 'u@example.com', currency: 'EUR' } },
+      new Agent(),
+    );
     accountId = JSON.parse(account.body!).data.id;
   }, 90_000);
   afterAll(async () => {
