@@ -1,5 +1,5 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
 import { issue, Problem, validationProblem } from '../core/problem.ts';
@@ -15,13 +15,6 @@ export interface IdempotentResult extends WriteResult {
 }
 
 export const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/**
- * PostgreSQL: how long a claim outlives an instance that vanished without closing its connection
- * (its host powered off, the network cut). The claim is the write's own transaction, so the
- * database ends it once the transaction sits idle this long. A process that dies (SIGKILL, a
- * crash) releases its claim at once: the OS closes its connections and PostgreSQL rolls back.
- */
-export const ABANDONED_CLAIM_MS = 5_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export function checkIdempotencyKey(key: string | string[] | undefined): string | undefined {
@@ -49,36 +42,21 @@ function isKeptRefusal(error: unknown): error is Problem {
   return error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
 }
 
-/** PostgreSQL 14+: how often a running statement checks that its client is still there. */
-const CLIENT_CHECK_MS = 1_000;
-
-/**
- * PostgreSQL: takes the key's transaction-scoped advisory lock, or says another transaction
- * (on any instance) holds it, and bounds how long an abandoned transaction keeps it: idle, by
- * ABANDONED_CLAIM_MS; in a statement (waiting for a row lock, say) whose client died, by the
- * client check (without it the statement would run on to its end before noticing).
- */
-async function lockKeyForTransaction(trx: Transaction<Database>, tenantId: string, key: string): Promise<boolean> {
-  const { rows } = await sql<{ locked: boolean }>`
-    select pg_try_advisory_xact_lock(hashtextextended(length(${tenantId}::text) || ':' || ${tenantId}::text || ${key}::text, 0)) as locked,
-           set_config('idle_in_transaction_session_timeout', ${String(ABANDONED_CLAIM_MS)}, true) as idle_timeout,
-           case when current_setting('server_version_num')::int >= 140000
-             then set_config('client_connection_check_interval', ${String(CLIENT_CHECK_MS)}, true) end as client_check`.execute(trx);
-  return rows[0]?.locked === true;
-}
-
 type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
 
 /**
  * Claims the key inside the write's own transaction, or says what an earlier request with it
  * already answered. The claim commits only with the write and its stored answer: a request
  * that fails or dies (a 503 in an outage, a crash) leaves nothing behind, so a retry runs as
- * soon as the database answers. A request still running holds the key: on PostgreSQL by an
- * advisory lock any instance sees (the duplicate gets a 409), on SQLite by the write lock
- * (the duplicate waits for it and gets the replay).
+ * soon as the database answers; one whose process died, as soon as its transaction is gone
+ * (transactionLock.ts says how soon). A request still running holds the key's lock, which any
+ * instance sees: a duplicate gets a 409 (on SQLite, where one write runs at a time, it waits
+ * for the first and gets the replay).
  */
-async function claim(trx: Transaction<Database>, dialect: Dialect, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
-  if (dialect === 'postgres' && !(await lockKeyForTransaction(trx, tenantId, key))) throw conflictInFlight();
+async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
+  // Named so that no tenant and key spell another's (the tenant's length first).
+  if (!(await write.tryLock(`idempotency:${tenantId.length}:${tenantId}${key}`))) throw conflictInFlight();
+  const { trx } = write;
   let row = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
   if (row && Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
     await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
@@ -99,7 +77,7 @@ async function claim(trx: Transaction<Database>, dialect: Dialect, tenantId: str
       })
       .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
       .executeTakeFirst();
-    // Someone inserted it without the advisory lock: an instance of an earlier version, running.
+    // Someone inserted it without taking the lock: an instance of an earlier version, running.
     if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw conflictInFlight();
     return { claimed: true };
   }
@@ -159,7 +137,7 @@ export async function runIdempotent(
   if (key === undefined) return { ...(await inWriteTransaction(database, work)), replayed: false };
 
   const answer = await inWriteTransaction(database, async (write) => {
-    const outcome = await claim(write.trx, database.dialect, tenantId, key, hash, Date.now());
+    const outcome = await claim(write, tenantId, key, hash, Date.now());
     if (!outcome.claimed) return { result: outcome.replay, replayed: true };
     const { result, refusal } = await workOrKeptRefusal(write, work);
     await complete(write.trx, tenantId, key, result);
