@@ -57,13 +57,8 @@ async function claim(write: Write, tenantId: string, key: string, hash: string, 
   // Named so that no tenant and key spell another's (the tenant's length first).
   if (!(await write.tryLock(`idempotency:${tenantId.length}:${tenantId}${key}`))) throw conflictInFlight();
   const { trx } = write;
-  let row = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
-  if (row && Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
-    await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
-    row = undefined;
-  }
-  if (!row) {
-    const inserted = await trx
+  const insert = () =>
+    trx
       .insertInto('idempotency_keys')
       .values({
         tenant_id: tenantId,
@@ -77,9 +72,15 @@ async function claim(write: Write, tenantId: string, key: string, hash: string, 
       })
       .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
       .executeTakeFirst();
-    // Someone inserted it without taking the lock: an instance of an earlier version, running.
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) !== 1) throw conflictInFlight();
-    return { claimed: true };
+  const inserted = async () => Number((await insert()).numInsertedOrUpdatedRows ?? 0) === 1;
+  // A new key (the usual case) costs one statement.
+  if (await inserted()) return { claimed: true };
+  const row = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
+  // Gone in between, or past its retention (not purged yet): a new key.
+  if (!row || Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
+    if (row) await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
+    if (await inserted()) return { claimed: true };
+    throw conflictInFlight(); // inserted by an instance of an earlier version, which takes no lock
   }
   if (row.request_hash !== hash) {
     throw validationProblem(
