@@ -62,6 +62,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     },
   });
 
+  // Checked inside the write, so its 404 is kept for an Idempotency-Key like an unknown payment's.
   const paymentId = (id: string) => {
     if (!isIdOf('pay', id)) throw notFound(`No payment ${id}.`);
     return id;
@@ -78,8 +79,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await capturePayment(write, request.caller.tenantId, id, request.body?.amount);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
@@ -90,8 +91,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     config: { scope: 'write' },
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await cancelPayment(write, request.caller.tenantId, id);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
@@ -103,8 +104,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount, request.body?.reason);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
