@@ -3,6 +3,7 @@ import { ConfigError } from '../config/configError.ts';
 import { describeDatabase, postgresNames } from '../db/describeDatabase.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
 import { MigrationFailed } from '../db/migrate.ts';
+import { explainServerRefusal } from './serverRefusal.ts';
 
 /** sysexits.h: a service (the database, the port) unavailable; the software failed. */
 const EX_UNAVAILABLE = 69;
@@ -69,6 +70,9 @@ export function explainFailure(
   if (codeOf(error) === 'ERR_SQLITE_ERROR' && /unable to open|readonly|read-only/i.test((error as Error).message)) {
     return { line: `cannot open ${database} (${(error as Error).message}): check the path in DATABASE_URL and that its folder is writable`, exitCode: 73 };
   }
+  // Before "cannot reach": a server (or a pooler) that answered with an error is reachable.
+  const refused = explainServerRefusal(error, database);
+  if (refused) return refused;
   if (isDatabaseUnavailable(error)) {
     const why = codeOf(error) ?? (error as Error).message;
     return {

@@ -105,3 +105,15 @@ export function databaseProblem(error: unknown): Problem | undefined {
   if (isDatabaseReadOnly(error)) return serviceUnavailable('The database takes no writes right now (it is read-only, as during a failover); retry shortly.');
   return isDatabaseUnavailable(error) ? serviceUnavailable('The database is not available; retry shortly.') : undefined;
 }
+
+/**
+ * The server's own answer: an ErrorResponse (severity, SQLSTATE, message) from PostgreSQL or a
+ * pooler speaking its protocol (PgBouncer), as opposed to a failure to reach it at all. A server
+ * that answered is reachable, whatever the SQLSTATE's class says.
+ */
+export function serverAnswer(error: unknown): { code: string; message: string } | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, severity } = error as { code?: unknown; message?: unknown; severity?: unknown };
+  if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof message !== 'string') return undefined;
+  return { code, message };
+}

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor } from '../../src/db/migrate.ts';
 import { TEST_PG_URL } from '../support/testDatabase.ts';
+import { startRefusingPooler } from '../support/refusingPooler.ts';
 import { startServer } from '../support/serverProcess.ts';
 
 interface Outcome {
@@ -73,6 +74,42 @@ describe('starting with bad settings: one line that says what is wrong and what 
     expect(role.code).toBe(78);
     expect(role.stderr).toMatch(/^error: PostgreSQL refused role "no_such_role" .*: create it \(createuser no_such_role\)/);
     expect(role.ms).toBeLessThan(10_000);
+  });
+
+  it('says what a pooler answered when it refuses a startup parameter, not "cannot reach", without waiting (exit 78)', async () => {
+    const pooler = await startRefusingPooler('08P01', 'unsupported startup parameter: options');
+    try {
+      const out = await cli({ DATABASE_URL: `postgres://app@127.0.0.1:${pooler.port}/payments` }, 'migrate');
+      expect(out.code).toBe(78);
+      expect(out.stderr).toBe(
+        `error: PostgreSQL 127.0.0.1:${pooler.port}/payments answered "unsupported startup parameter: options" (SQLSTATE 08P01): a connection pooler (PgBouncer) refuses session settings sent at connect: add the parameter to its ignore_startup_parameters, or point DATABASE_URL at PostgreSQL itself\n`,
+      );
+      expect(pooler.refused()).toBe(1);
+    } finally {
+      await pooler.close();
+    }
+  });
+
+  it('says a server out of connections is out of connections, after waiting DB_CONNECT_RETRY_S for one (exit 69)', async () => {
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    await admin.connect();
+    const name = `t_noconn_${randomBytes(4).toString('hex')}`;
+    try {
+      await admin.query(`create role ${name} login connection limit 0`);
+      const url = new URL(TEST_PG_URL);
+      url.username = name;
+      const out = await cli({ DATABASE_URL: url.toString(), DB_CONNECT_RETRY_S: '1' }, 'migrate');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toMatch(/waiting for PostgreSQL .* \(53300 too many connections for role "t_noconn_\w+"\); retrying/);
+      expect(out.stderr.trim().split('\n').at(-1)).toMatch(
+        /^error: PostgreSQL \S+ answered "too many connections for role "t_noconn_\w+"" \(SQLSTATE 53300\): it has no connection to spare: raise its max_connections/,
+      );
+      expect(out.stderr).not.toContain('cannot reach');
+      noStack(out.stderr);
+    } finally {
+      await admin.query(`drop role ${name}`);
+      await admin.end();
+    }
   });
 
   it('says that migrating failed, why, and what to do (exit 70)', async () => {
