@@ -20,6 +20,8 @@ export interface ConfigVariable {
   description: string;
   /** A check the schema cannot express (a URL that parses). */
   refine?: (text: string) => boolean;
+  /** A fault that needs its own words rather than "allowed is …" (a URL that names no database). */
+  fault?: (text: string) => string | undefined;
   /** Never printed: a URL's password is masked, any other secret printed as `***`. */
   secret?: 'password-in-url' | 'whole';
   /** What `.env.example` suggests (commented out when absent). */
@@ -52,6 +54,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     allowed: '`postgres://user:password@host:5432/db` or `sqlite:<path>`',
     description: 'the database; its password is never printed or logged',
     refine: (text) => text.startsWith('sqlite:') || URL.canParse(text),
+    // Without a name the server's default database (the user's, often the maintenance database
+    // `postgres`) would get the schema: refuse instead.
+    fault: (text) =>
+      text.startsWith('sqlite:') || new URL(text).pathname.length > 1
+        ? undefined
+        : 'it names no database: add its name to the path (postgres://user:password@host:5432/payments), never the maintenance database by default',
     secret: 'password-in-url',
     example: 'postgres://app:change-me@db:5432/payments',
   },

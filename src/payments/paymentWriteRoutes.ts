@@ -9,7 +9,7 @@ import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { paymentBodyProblems } from './paymentBodyChecks.ts';
 import { bodySchemaErrors } from '../core/schemaIssues.ts';
 import { cardFingerprint } from './cardFingerprint.ts';
-import type { CardProcessor } from './processor/cardProcessor.ts';
+import type { CardProcessor, ProcessorOutcome } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
@@ -49,8 +49,11 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
       if ('errors' in checked) throw validationProblem(checked.errors);
       const input = request.body;
       const card = checked.card;
+      // Asked once per request: the write transaction may run again after a deadlock (writeTransaction.ts).
+      let authorization: Promise<ProcessorOutcome> | undefined;
       return idempotentPost(db, secret, request, reply, async (write) => {
-        const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });
+        authorization ??= processor.authorize({ card, amount: input.amount, currency: input.currency });
+        const outcome = await authorization;
         const row = await insertPayment(write, request.caller.tenantId, {
           input,
           card,
