@@ -117,3 +117,17 @@ export function serverAnswer(error: unknown): { code: string; message: string } 
   if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof message !== 'string') return undefined;
   return { code, message };
 }
+
+/**
+ * What to tell an operator whose named prepared statements fail the way they do behind a
+ * transaction pooler with PG_POOLER left at `none`: the statement was prepared on one server
+ * connection and the next transaction ran on another (26000), or met its own name there (42P05).
+ */
+export function poolerHint(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if ((code === '26000' || code === '42P05') && typeof message === 'string' && message.includes('prepared statement')) {
+    return 'named prepared statements fail as they do behind a transaction-pooling PgBouncer: set PG_POOLER=transaction (README "Running behind PgBouncer")';
+  }
+  return undefined;
+}
