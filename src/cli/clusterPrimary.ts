@@ -6,6 +6,12 @@ import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } 
 /** A worker dying this soon after its start, this many times in a row, means something is broken: give up. */
 const CRASH_WINDOW_MS = 10_000;
 const MAX_QUICK_CRASHES = 5;
+/**
+ * Exit codes a worker's start-up failure ends with, its one line already printed (listenFailure.ts,
+ * startupFailure.ts): cannot listen (69), not allowed to (77), bad configuration (78). Another
+ * worker would fail the same way: the primary stops them all and exits with the same code.
+ */
+const STARTUP_FAILURE_CODES = new Set([69, 77, 78]);
 
 /**
  * WORKERS=n: prepare the database once, fork n workers sharing the port (node:cluster), replace a
@@ -46,7 +52,12 @@ export async function runPrimary(config: Config): Promise<void> {
     }
   });
   cluster.on('exit', (worker: Worker, code, signal) => {
-    listening.delete(worker.id);
+    const wasListening = listening.delete(worker.id);
+    if (!stopping && !wasListening && STARTUP_FAILURE_CODES.has(code)) {
+      stopping = true;
+      for (const other of Object.values(cluster.workers ?? {})) other?.process.kill('SIGTERM');
+      process.exit(code);
+    }
     if (stopping) {
       // Killed by our own signal before it could install its handler = still starting, nothing in flight.
       if (code !== 0 && signal !== stopSignal) failed = true;

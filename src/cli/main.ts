@@ -1,3 +1,4 @@
+import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/loadConfig.ts';
 import { openDatabase } from '../db/database.ts';
@@ -283,4 +284,6 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   const explained = explainFailure(error, config);
   console.error(explained ? `error: ${explained.line}` : error);
   process.exitCode = explained?.exitCode ?? 1;
+  // A WORKERS=n worker: its channel to the primary would keep it alive; the primary reads the code.
+  if (cluster.isWorker) process.exit();
 });

@@ -151,6 +151,21 @@ describe('starting with bad settings: one line that says what is wrong and what 
     }
   });
 
+  it('with WORKERS=2, says the port is in use and exits (69), without restarting its workers', async () => {
+    const taken: Server = createServer();
+    await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const out = await cli({ DATABASE_URL: freshSqlite(), PORT: String(port), WORKERS: '2' }, 'serve');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toContain(`error: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port`);
+      expect(out.stderr).not.toContain('starting another');
+      noStack(out.stderr);
+    } finally {
+      taken.close();
+    }
+  });
+
   it('on PostgreSQL too, says the port is in use and exits (69), closing its connections', async () => {
     const own = await createOwnPostgresDatabase('t_listen');
     const taken: Server = createServer();
