@@ -22,7 +22,7 @@ export function isFinalRefusal(error: unknown): boolean {
 function advice(code: string, message: string): { todo: string; exitCode: number } {
   if (/unsupported startup parameter/i.test(message)) {
     return {
-      todo: 'a connection pooler (PgBouncer) refuses session settings sent at connect: add the parameter to its ignore_startup_parameters, or point DATABASE_URL at PostgreSQL itself',
+      todo: 'a connection pooler (PgBouncer) refuses settings sent at connect: set PG_POOLER=transaction (or session, for a session pooler) and the service sends none, applying them in each transaction instead',
       exitCode: EX_CONFIG,
     };
   }

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor } from '../../src/db/migrate.ts';
+import { startPgBouncer } from '../../scripts/support/pgbouncer.ts';
 import { createOwnPostgresDatabase } from '../support/ownPostgresDatabase.ts';
 import { TEST_PG_URL } from '../support/testDatabase.ts';
 import { startRefusingPooler } from '../support/refusingPooler.ts';
@@ -68,6 +69,23 @@ describe('starting with bad settings: one line that says what is wrong and what 
     noStack(out.stderr);
   });
 
+  it("through Debian's PgBouncer: PG_POOLER=none is refused with what to set (78); PG_POOLER=transaction migrates and lists", async () => {
+    const own = await createOwnPostgresDatabase('t_bouncer');
+    const bouncer = await startPgBouncer({ poolMode: 'transaction' });
+    try {
+      const url = bouncer.through(own.superuserUrl);
+      const refused = await cli({ DATABASE_URL: url, PG_POOLER: 'none' }, 'migrate');
+      expect(refused.code).toBe(78);
+      expect(refused.stderr).toMatch(/answered "unsupported startup parameter: \w+" \(SQLSTATE 08P01\): .*set PG_POOLER=transaction/);
+      const migrated = await cli({ DATABASE_URL: url, PG_POOLER: 'transaction' }, 'migrate');
+      expect(migrated.code).toBe(0);
+      expect((await cli({ DATABASE_URL: url, PG_POOLER: 'transaction' }, 'tenants', 'list')).code).toBe(0);
+    } finally {
+      await bouncer.stop();
+      await own.drop();
+    }
+  });
+
   it('says a missing database or role is missing, and how to create it (exit 78), without waiting', async () => {
     const pgUrl = new URL(TEST_PG_URL);
     const database = await cli({ DATABASE_URL: `postgres://${pgUrl.username}@${pgUrl.host}/no_such_db_${randomBytes(3).toString('hex')}` }, 'migrate');
@@ -85,7 +103,7 @@ describe('starting with bad settings: one line that says what is wrong and what 
       const out = await cli({ DATABASE_URL: `postgres://app@127.0.0.1:${pooler.port}/payments` }, 'migrate');
       expect(out.code).toBe(78);
       expect(out.stderr).toBe(
-        `error: PostgreSQL 127.0.0.1:${pooler.port}/payments answered "unsupported startup parameter: options" (SQLSTATE 08P01): a connection pooler (PgBouncer) refuses session settings sent at connect: add the parameter to its ignore_startup_parameters, or point DATABASE_URL at PostgreSQL itself\n`,
+        `error: PostgreSQL 127.0.0.1:${pooler.port}/payments answered "unsupported startup parameter: options" (SQLSTATE 08P01): a connection pooler (PgBouncer) refuses settings sent at connect: set PG_POOLER=transaction (or session, for a session pooler) and the service sends none, applying them in each transaction instead\n`,
       );
       expect(pooler.refused()).toBe(1);
     } finally {
