@@ -25,10 +25,20 @@ export interface RawListQuery {
   filter?: Record<string, string | Record<string, string>>;
 }
 
-/** Normalises a time filter to the stored form (UTC, milliseconds) so text and timestamptz compare alike. */
-function normaliseTime(value: string): string | undefined {
-  const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(ms)) return undefined;
+/** The digits of a time's fraction of a second past the millisecond, when any is not 0. */
+const PAST_MILLISECONDS = /T\d\d:\d\d:\d\d\.\d{3}(\d*[1-9]\d*)/;
+
+/**
+ * Normalises a time filter to the stored form (UTC, milliseconds) so text and timestamptz compare
+ * alike. Every stored time is a whole millisecond, so a bound between two milliseconds
+ * (`…00.000000001Z`) is moved to the one that gives the same answer: up for `gte` and `lt`, down
+ * (where Date.parse cut it) for `gt` and `lte`. Exact, not rounded.
+ */
+function normaliseTime(value: string, op: RangeOperator): string | undefined {
+  const parsed = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(parsed)) return undefined;
+  const between = PAST_MILLISECONDS.test(value);
+  const ms = between && (op === 'gte' || op === 'lt') ? parsed + 1 : parsed;
   const iso = new Date(ms).toISOString();
   // Years 0001–9999 only: PostgreSQL has no year 0, and beyond 9999 ISO strings grow a sign.
   if (!/^(?!0000)[0-9]{4}-/.test(iso)) return undefined;
@@ -75,7 +85,7 @@ export function readListQuery(spec: ListSpec, raw: RawListQuery): { query: ListQ
       if (filter.kind === 'integerRange') {
         conditions.push({ column, match: 'range', op, value: Number(text) });
       } else {
-        const time = normaliseTime(text);
+        const time = normaliseTime(text, op);
         if (time === undefined) errors[bracketName(['filter', name, op])] = [issue('invalid_filter_value', filterMessage(filter))];
         else conditions.push({ column, match: 'range', op, value: time });
       }

@@ -28,3 +28,48 @@ describe('time filters accept years 0001 to 9999 only, the same on both database
     expect(response.body.meta.total).toBe(total);
   });
 });
+
+describe('time bounds finer than a millisecond compare exactly, at any offset', () => {
+  let t: TestContext;
+  let key: string;
+  let times: number[];
+  beforeAll(async () => {
+    t = await createTestApp();
+    key = (await t.tenant('fine')).key;
+    await seed(t.database.db, 'fine', 2, 40);
+    const all = await t.get('/v3/payments?per_page=100', key);
+    times = all.body.data.map((p: { created_at: string }) => Date.parse(p.created_at));
+  });
+  afterAll(() => t.close());
+
+  /** `ms` + `nanos` ns (0 < nanos < 1e6) written with nine digits, in UTC or at +05:30. */
+  const bound = (ms: number, nanos: number, offset: boolean) => {
+    const at = new Date(ms + (offset ? 5.5 * 3600_000 : 0)).toISOString().slice(0, 23);
+    return `${at}${String(nanos).padStart(9, '0').slice(3)}${offset ? '+05:30' : 'Z'}`;
+  };
+
+  it.each([false, true])('each operator counts what a nanosecond comparison counts (offset +05:30: %s)', async (offset) => {
+    const at = times[17];
+    for (const [ms, nanos] of [
+      [at, 1],
+      [at - 1, 999_999],
+      [at, 500_000],
+    ]) {
+      // In whole nanoseconds (a double cannot hold a millisecond timestamp plus one nanosecond).
+      const exact = BigInt(ms) * 1_000_000n + BigInt(nanos);
+      const ns = times.map((x) => BigInt(x) * 1_000_000n);
+      const text = bound(ms, nanos, offset);
+      const expected = {
+        gte: ns.filter((x) => x >= exact).length,
+        gt: ns.filter((x) => x > exact).length,
+        lte: ns.filter((x) => x <= exact).length,
+        lt: ns.filter((x) => x < exact).length,
+      };
+      for (const [op, total] of Object.entries(expected)) {
+        const response = await t.get(`/v3/payments?filter[created_at][${op}]=${encodeURIComponent(text)}`, key);
+        expect(response.status, text).toBe(200);
+        expect(response.body.meta.total, `${op} ${text}`).toBe(total);
+      }
+    }
+  });
+});
