@@ -196,13 +196,19 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
     case 'rotate': {
       if (!arg) throw new UsageError('keys rotate <prefix> [--grace 24h]');
       const graceEndsAt = parseExpiry(values.grace ?? '24h', '--grace', { zeroAllowed: true });
-      const { rotated, old } = await withDatabase(async (db) => {
+      const { rotation, old } = await withDatabase(async (db) => {
         const old = await keyPrefixed(db, arg);
         if (keyState(old) !== 'active') throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (keys create --tenant ${old.tenant})`);
-        return { rotated: await rotateKey(db.kysely, old, graceEndsAt), old };
+        return { rotation: await rotateKey(db.kysely, old, graceEndsAt), old };
       });
-      console.log(rotated.key);
-      console.error(`${old.key_prefix} (tenant ${old.tenant}) keeps working until ${graceEndsAt.toISOString()}; then use ${rotated.prefix}…`);
+      if (!rotation.rotated) {
+        throw new UsageError(
+          `${old.key_prefix} is already being rotated: ${rotation.replacedBy}… replaces it, and it works until ${rotation.expiresAt}; ` +
+            `to end that now: keys revoke ${old.key_prefix}; to rotate again: keys rotate ${rotation.replacedBy}`,
+        );
+      }
+      console.log(rotation.key);
+      console.error(`${old.key_prefix} (tenant ${old.tenant}) keeps working until ${graceEndsAt.toISOString()}; then use ${rotation.prefix}…`);
       return;
     }
     default:
