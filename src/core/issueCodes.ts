@@ -37,6 +37,8 @@ export const ISSUE_CODES = {
   // Query parameters
   invalid_page: 'page is not a whole number of at least 1',
   invalid_per_page: 'per_page is not a whole number from 1 to 5000',
+  leading_zero: 'a number written with a leading zero (page=01)',
+  repeated_parameter: 'a parameter that takes one value given more than once (page=1&page=2)',
   paging_not_accepted: 'page or per_page given to an export, which sends every matching record',
   unknown_sort: 'a sort field the list does not have',
   repeated_sort: 'a sort field named twice',
