@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { notFound } from '../core/problem.ts';
+import { OPTIONAL_BODY } from '../core/optionalBody.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
@@ -138,7 +139,7 @@ export function registerEndpointRoutes(
   });
 
   app.post('/v3/webhook_endpoints/:endpoint/rotate_secret', {
-    config: write,
+    config: { ...write, ...OPTIONAL_BODY },
     schema: {
       summary: 'Rotate the signing secret (shown once; the old one also signs for 24 hours)',
       tags: TAGS,
@@ -176,7 +177,7 @@ export function registerEndpointRoutes(
   });
 
   app.post('/v3/events/:event/resend', {
-    config: write,
+    config: { ...write, ...OPTIONAL_BODY },
     schema: {
       summary: 'Send an event again to every enabled endpoint that wants its type',
       tags: TAGS,
