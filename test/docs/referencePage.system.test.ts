@@ -99,7 +99,7 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     await header.first().waitFor({ timeout: 20_000 });
     const edges = await header.evaluateAll((cells) =>
       cells.map((cell) => {
-        const range = document.createRange();
+        const range = cell.ownerDocument.createRange();
         range.selectNodeContents(cell);
         const text = range.getBoundingClientRect();
         return { text: cell.textContent, left: text.left, right: text.right };
