@@ -35,6 +35,9 @@ Every command honours DATABASE_URL (postgres://… or sqlite:<path>; default sql
 
 class UsageError extends Error {}
 
+/** How to run a command, as a hint names it: the way the README and the usage do. */
+const CLI = 'npm run --silent cli --';
+
 function count(value: string | undefined, name: string): number {
   const n = Number(value ?? 0);
   if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number`);
@@ -143,13 +146,13 @@ async function main(argv: string[]): Promise<void> {
 async function keysCommand(sub: string | undefined, arg: string | undefined, values: ReturnType<typeof parseArgsOrUsage>['values']): Promise<void> {
   const tenantNamed = async (db: ReturnType<typeof openDatabase>, name: string) => {
     const tenant = await findTenantByName(db.kysely, name);
-    if (!tenant) throw new UsageError(`no tenant ${name}; create it with: tenants create ${name}`);
+    if (!tenant) throw new UsageError(`no tenant ${name}; create it with: ${CLI} tenants create ${name}`);
     return tenant;
   };
   /** The one key with this prefix that is not revoked yet. */
   const keyPrefixed = async (db: ReturnType<typeof openDatabase>, prefix: string) => {
     const keys = await findKeysByPrefix(db.kysely, prefix);
-    if (keys.length === 0) throw new UsageError(`no key starts with ${prefix}; see: keys list --tenant <name>`);
+    if (keys.length === 0) throw new UsageError(`no key starts with ${prefix}; see: ${CLI} keys list --tenant <name>`);
     if (keys.length > 1)
       throw new UsageError(`${keys.length} keys start with ${prefix} (tenants ${keys.map((k) => k.tenant).join(', ')}); revoke them by hand`);
     return keys[0];
@@ -163,6 +166,8 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
       const tenantName = values.tenant;
       const key = await withDatabase(async (db) => createApiKey(db.kysely, (await tenantNamed(db, tenantName)).id, scopes, expiresAt));
       console.log(key);
+      // Only the key goes to stdout (scripts read it); what was assumed goes to stderr.
+      if (values.scopes === undefined) console.error('made a read-only key (scopes: read); for one that writes too, add --scopes read,write');
       return;
     }
     case 'list': {
@@ -198,13 +203,14 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
       const graceEndsAt = parseExpiry(values.grace ?? '24h', '--grace', { zeroAllowed: true });
       const { rotation, old } = await withDatabase(async (db) => {
         const old = await keyPrefixed(db, arg);
-        if (keyState(old) !== 'active') throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (keys create --tenant ${old.tenant})`);
+        if (keyState(old) !== 'active')
+          throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (${CLI} keys create --tenant ${old.tenant})`);
         return { rotation: await rotateKey(db.kysely, old, graceEndsAt), old };
       });
       if (!rotation.rotated) {
         throw new UsageError(
           `${old.key_prefix} is already being rotated: ${rotation.replacedBy}… replaces it, and it works until ${rotation.expiresAt}; ` +
-            `to end that now: keys revoke ${old.key_prefix}; to rotate again: keys rotate ${rotation.replacedBy}`,
+            `to end that now: ${CLI} keys revoke ${old.key_prefix}; to rotate again: ${CLI} keys rotate ${rotation.replacedBy}`,
         );
       }
       console.log(rotation.key);
