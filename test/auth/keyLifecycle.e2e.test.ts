@@ -119,7 +119,9 @@ describe('the API key lifecycle: create with expiry, list, revoke, rotate (CLI),
       stderr: expect.stringContaining(`${old.slice(0, 10)} is already being rotated: ${successor.slice(0, 10)}… replaces it, and it works until `),
     });
     await expect(again).rejects.toMatchObject({
-      stderr: expect.stringContaining(`to end that now: npm run --silent cli -- keys revoke ${old.slice(0, 10)}; to rotate again: npm run --silent cli -- keys rotate ${successor.slice(0, 10)}`),
+      stderr: expect.stringContaining(
+        `to end that now: npm run --silent cli -- keys revoke ${old.slice(0, 10)}; to rotate again: npm run --silent cli -- keys rotate ${successor.slice(0, 10)}`,
+      ),
     });
     expect((await listed('twice')).map((row) => row[0]).sort()).toEqual([old.slice(0, 10), successor.slice(0, 10)].sort());
     expect((await get(first, old)).status).toBe(200);
