@@ -9,9 +9,7 @@ import { explainFailure } from './startupFailure.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 import { parseExpiry } from './parseExpiry.ts';
 import { printTable } from './printTable.ts';
-import { Worker } from 'node:worker_threads';
 import type { SeedResult } from '../seed/seedTenant.ts';
-import { seedReporter } from './seedProgress.ts';
 import type { SeedWorkerData, SeedWorkerMessage } from './seedWorker.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [flags]
@@ -235,6 +233,8 @@ const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 }
  * command continues the run later.
  */
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
+  // Only `seed` needs a worker and a progress bar: other commands do not load them.
+  const [{ Worker }, { seedReporter }] = await Promise.all([import('node:worker_threads'), import('./seedProgress.ts')]);
   const config = loadConfig();
   await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();

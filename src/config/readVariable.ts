@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { Value } from 'typebox/value';
 import type { ConfigVariable } from './configVariables.ts';
+import { checkVariable } from './variableSchema.ts';
 import { maskSecret } from './maskSecret.ts';
 
 const TRUE = new Set(['true', '1', 'on', 'yes']);
@@ -46,7 +46,7 @@ export function readVariable(variable: ConfigVariable, env: NodeJS.ProcessEnv): 
   const text = env[variable.name]?.trim();
   if (text === undefined || text === '') return { ok: true, value: variable.fallback };
   const value = decode(variable, text);
-  if (Value.Check(variable.schema, value) && (variable.refine?.(text) ?? true)) return { ok: true, value };
+  if (checkVariable(variable.schema, value) && (variable.refine?.(text) ?? true)) return { ok: true, value };
   const shown = JSON.stringify(maskSecret(text, variable.secret));
   return { ok: false, line: `${variable.name}=${shown} is not valid: allowed is ${variable.allowed.replaceAll('`', '')}` };
 }

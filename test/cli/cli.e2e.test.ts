@@ -40,6 +40,15 @@ describe('the command line (npm run --silent cli -- …)', () => {
     expect((await cli('keys', 'create', '--tenant', 'readers', '--scopes', 'read')).stderr).not.toContain('read-only');
   });
 
+  it('reads the database without loading what it does not use: no HTTP stack, no TypeBox, no progress bar', async () => {
+    const { stderr } = await run(process.execPath, ['--import', './test/support/loadedPackages.ts', 'src/cli/main.ts', 'tenants', 'list'], {
+      env: { ...process.env, ...database.env, LOG_LEVEL: 'silent' },
+    });
+    const loaded = /loaded packages: (.*)/.exec(stderr)?.[1].split(' ') ?? [];
+    expect(loaded).toContain('kysely');
+    for (const unused of ['fastify', 'typebox', 'cli-progress', 'pino']) expect(loaded).not.toContain(unused);
+  });
+
   it('seeds exactly N accounts and M payments, creating the tenant, deterministically', async () => {
     await cli('seed', '--tenant', 'seeded', '--accounts', '12', '--payments', '345', '--seed', '9');
     await cli('seed', '--tenant', 'seeded', '--accounts', '3', '--payments', '5', '--seed', '9');
