@@ -47,7 +47,8 @@ const TOO_LARGE = `is too large: page × per_page must stay below ${Number.MAX_S
 function readPagingValue(name: keyof typeof PAGING, value: unknown, fallback: number): { value: number } | { issue: FieldIssue } {
   const rule = PAGING[name];
   if (value === undefined) return { value: fallback };
-  if (Array.isArray(value)) return { issue: issue('repeated_parameter', `is given ${value.length} times; give it once`) };
+  // `page[]=1` is a list of one: not a repetition, just not a number.
+  if (Array.isArray(value) && value.length > 1) return { issue: issue('repeated_parameter', `is given ${value.length} times; give it once`) };
   if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) return { issue: issue(rule.code, rule.message) };
   const written = value.replace(/^0+(?=[0-9])/, '');
   const n = Number(written);

@@ -58,6 +58,7 @@ describe('paging values are validated exactly (API.md §1)', () => {
     ['per_page=2&per_page=2&per_page=2', { per_page: ['is given 3 times; give it once'] }, { per_page: ['repeated_parameter'] }],
     ['per_page=99999999999999999999', { per_page: ['must be an integer between 1 and 5000'] }, { per_page: ['invalid_per_page'] }],
     ['page=0', { page: ['must be an integer of at least 1'] }, { page: ['invalid_page'] }],
+    ['page[]=1', { page: ['must be an integer of at least 1'] }, { page: ['invalid_page'] }],
   ])('says the one thing wrong with %s, with its code', async (query, errors, codes) => {
     const { status, body } = await t.get(`/v3/payments?${query}`, key);
     expect(status).toBe(422);
