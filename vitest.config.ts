@@ -6,6 +6,32 @@ import { defineConfig } from 'vitest/config';
 // without it a project silently drops the timeouts below.
 const e2e = ['test/**/*.e2e.test.ts'];
 const system = ['test/**/*.system.test.ts'];
+/**
+ * What the `pgbouncer` project runs through a transaction-pooling PgBouncer: lists of every shape,
+ * writes, idempotency races, exports, events and webhooks, keys, time zones, settings and a mixed
+ * load. (The whole PostgreSQL project passes through it too: run it with TEST_PG_POOLER and
+ * TEST_DATABASE_URL set as test/support/pgbouncerSetup.ts sets them.)
+ */
+const throughPooler = [
+  'test/db/poolerLoad.e2e.test.ts',
+  'test/db/sessionSettings.e2e.test.ts',
+  'test/db/timeZones.e2e.test.ts',
+  'test/db/streamRowTexts.e2e.test.ts',
+  'test/db/snapshotReader.e2e.test.ts',
+  'test/listing/filtersAndSorting.e2e.test.ts',
+  'test/listing/deepPages.e2e.test.ts',
+  'test/listing/exactPages.property.e2e.test.ts',
+  'test/listing/bigPages.e2e.test.ts',
+  'test/listing/sparseFieldsets.e2e.test.ts',
+  'test/listing/export.e2e.test.ts',
+  'test/payments/paymentWrites.e2e.test.ts',
+  'test/accounts/accountWrites.e2e.test.ts',
+  'test/idempotency/idempotency.e2e.test.ts',
+  'test/events/events.e2e.test.ts',
+  'test/webhooks/delivery.e2e.test.ts',
+  'test/auth/access.e2e.test.ts',
+  'test/counts/listCounts.e2e.test.ts',
+];
 export default defineConfig({
   // Inside the repository '@payments/client' is its TypeScript source (the `payments-source`
   // export condition); the packed client is the built JavaScript (test/client/package.system.test.ts).
@@ -19,6 +45,10 @@ export default defineConfig({
       { extends: true, test: { name: 'system', include: system } },
       { extends: true, test: { name: 'sqlite', include: e2e, env: { TEST_DB: 'sqlite' } } },
       { extends: true, test: { name: 'postgres', include: e2e, env: { TEST_DB: 'postgres' } } },
+      {
+        extends: true,
+        test: { name: 'pgbouncer', include: throughPooler, env: { TEST_DB: 'postgres' }, globalSetup: ['test/support/pgbouncerSetup.ts'] },
+      },
     ],
   },
 });

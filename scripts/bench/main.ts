@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports --outbox-only]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -25,6 +25,10 @@
  * - afterwards the writer's payments are deleted and the tenant's counts rebuilt (restore.ts),
  *   so the next run finds exactly the seeded dataset again.
  *
+ * - `--only pooler` (pooler.ts): PostgreSQL list cases served directly with named statements,
+ *   directly as behind a transaction pooler (unnamed statements, settings with each statement), and
+ *   through a transaction-pooling PgBouncer, side by side.
+ *
  * Then, per database, on a fresh database of its own, the cost of events and webhooks
  * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
@@ -43,6 +47,7 @@ import { walkShapes, walksUnderWrites } from './walks.ts';
 import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
 import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
+import { measureThroughPooler, printPooler } from './pooler.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 
 const { values } = parseArgs({
@@ -63,8 +68,9 @@ const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-if (values.only !== undefined && values.only !== 'exports') throw new Error(`--only knows one section, exports; not ${values.only}`);
+if (values.only !== undefined && values.only !== 'exports' && values.only !== 'pooler') throw new Error(`--only knows two sections, exports and pooler; not ${values.only}`);
 const onlyExports = values.only === 'exports';
+const onlyPooler = values.only === 'pooler';
 const withWriter = !values['no-writer'] && !onlyExports;
 const log = (line: string) => console.error(line);
 
@@ -174,7 +180,13 @@ async function restore(ds: Dataset) {
   return restored;
 }
 
-for (const dialect of values['outbox-only'] ? [] : dialects) {
+// `--only pooler`: PostgreSQL directly and through a transaction-pooling PgBouncer (pooler.ts), nothing else.
+for (const size of onlyPooler ? sizes : []) {
+  log(`postgres: dataset of ${size.toLocaleString('en')} payments, directly and through PgBouncer`);
+  printPooler(await measureThroughPooler(await ensureDataset('postgres', size, log), { seconds, connections, log }));
+}
+
+for (const dialect of values['outbox-only'] || onlyPooler ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -201,4 +213,4 @@ for (const dialect of values['outbox-only'] ? [] : dialects) {
 }
 
 // `--only exports` runs nothing else.
-for (const dialect of onlyExports ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));
+for (const dialect of onlyExports || onlyPooler ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

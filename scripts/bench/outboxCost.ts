@@ -132,7 +132,7 @@ export async function measureOutboxCost(dialect: BenchDialect, options: { create
         Number(
           (await db.kysely.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'pending').executeTakeFirstOrThrow()).n,
         );
-      const sender = startDeliverySender(db, webhooks, (err) => console.error(err));
+      const sender = startDeliverySender(db, webhooks, { warn: (fields, message) => console.error(message, fields), info: () => {} });
       const started = performance.now();
       while ((await pendingLeft()) > 0) await new Promise((r) => setTimeout(r, 20));
       const seconds = (performance.now() - started) / 1000;

@@ -72,5 +72,10 @@ export async function runPrimary(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  // Workers accept from the shared listening socket themselves. Under round-robin the primary
+  // accepts and hands each connection over; one handed to a worker that dies that moment stays
+  // open in the primary, unanswered, forever. Now a connection not yet accepted waits in the
+  // socket's queue for the other worker, and one the dead worker had accepted is reset by the OS.
+  cluster.schedulingPolicy = cluster.SCHED_NONE;
   for (let i = 0; i < config.workers; i++) fork();
 }

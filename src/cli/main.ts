@@ -47,8 +47,8 @@ let config: Config | undefined;
 
 /** Opens the database (waiting for PostgreSQL to come up), migrates it unless told not to, runs, closes. */
 async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const { databaseUrl, pgPoolMax, dbConnectRetryMs } = (config ??= loadConfig());
-  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax });
+  const { databaseUrl, pgPoolMax, pgPooler, dbConnectRetryMs } = (config ??= loadConfig());
+  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler });
   try {
     await waitForDatabase(db, databaseUrl, dbConnectRetryMs);
     if (migrate) await migrateToLatest(db.kysely, db.dialect);
@@ -238,7 +238,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   const config = loadConfig();
   await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();
-  const workerData: SeedWorkerData = { databaseUrl: config.databaseUrl, poolMax: config.pgPoolMax, options };
+  const workerData: SeedWorkerData = { databaseUrl: config.databaseUrl, poolMax: config.pgPoolMax, pooler: config.pgPooler, options };
   const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), { workerData, resourceLimits: SEED_HEAP });
   const reporter = seedReporter();
   let stopping = false;

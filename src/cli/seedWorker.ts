@@ -1,4 +1,5 @@
 import { parentPort, workerData } from 'node:worker_threads';
+import type { PgPooler } from '../config/loadConfig.ts';
 import { openDatabase } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { SeedInputError, seedTenant, type SeedOptions } from '../seed/seedTenant.ts';
@@ -7,6 +8,7 @@ import { SeedInputError, seedTenant, type SeedOptions } from '../seed/seedTenant
 export interface SeedWorkerData {
   databaseUrl: string;
   poolMax: number;
+  pooler: PgPooler;
   options: Omit<SeedOptions, 'until' | 'signal' | 'onProgress'> & { until: string };
 }
 
@@ -17,14 +19,14 @@ export type SeedWorkerMessage =
   | { type: 'error'; message: string; stack?: string; input: boolean };
 
 const port = parentPort!;
-const { databaseUrl, poolMax, options } = workerData as SeedWorkerData;
+const { databaseUrl, poolMax, pooler, options } = workerData as SeedWorkerData;
 const stop = new AbortController();
 port.on('message', (message) => {
   if (message === 'stop') stop.abort();
 });
 const send = (message: SeedWorkerMessage) => port.postMessage(message);
 
-const db = openDatabase(databaseUrl, { poolMax });
+const db = openDatabase(databaseUrl, { poolMax, pooler });
 try {
   await migrateToLatest(db.kysely, db.dialect);
   const result = await seedTenant(db, {

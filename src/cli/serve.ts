@@ -4,6 +4,7 @@ import { buildApp } from '../http/buildApp.ts';
 import { Redis } from 'ioredis';
 import { runPrimary } from './clusterPrimary.ts';
 import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } from './startup.ts';
+import { listenFailure } from './listenFailure.ts';
 import { shutDownGracefully } from './shutdown.ts';
 
 /**
@@ -38,7 +39,15 @@ export async function serve(config: Config): Promise<void> {
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
-  const address = await app.listen({ port: config.port, host: config.host });
+  let address: string;
+  try {
+    address = await app.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    // Nothing may keep the process up (the pool's connections, the webhook sender): it exits with the line.
+    await app.close();
+    await release();
+    throw listenFailure(error, config);
+  }
   // Under WORKERS=n the primary prints the banner once, when every worker listens.
   if (!cluster.isWorker) {
     const { msg, ...summary } = startupSummary(config, address);

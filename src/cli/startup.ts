@@ -11,6 +11,7 @@ import { waitForDatabase } from './waitForDatabase.ts';
 export function openConfiguredDatabase(config: Config): Db {
   return openDatabase(config.databaseUrl, {
     poolMax: config.pgPoolMax,
+    pooler: config.pgPooler,
     connectionTimeoutMs: config.pgConnectTimeoutMs,
     pingTimeoutMs: config.readyTimeoutMs,
     statementTimeoutMs: config.limits.statementTimeoutMs,

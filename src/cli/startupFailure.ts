@@ -3,11 +3,15 @@ import { ConfigError } from '../config/configError.ts';
 import { describeDatabase, postgresNames } from '../db/describeDatabase.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
 import { MigrationFailed } from '../db/migrate.ts';
+import { explainServerRefusal } from './serverRefusal.ts';
 
 /** sysexits.h: a service (the database, the port) unavailable; the software failed. */
 const EX_UNAVAILABLE = 69;
 const EX_SOFTWARE = 70;
 const EX_NOPERM = 77;
+const EX_CONFIG = 78;
+/** SQLite's SQLITE_NOTADB: the file is there and is something else. */
+const SQLITE_NOTADB = 26;
 
 /** Why the program cannot start, in one line that says what to do, and its exit code. */
 export class StartupFailure extends Error {
@@ -56,19 +60,19 @@ export function explainFailure(
         line: `role "${user}" lacks a privilege on ${database} (${(error as Error).message}): grant it, or use a role that owns the database`,
         exitCode: EX_NOPERM,
       };
-    case 'EADDRINUSE':
-      return {
-        line: `port ${config.port} on ${config.host} is already in use: stop what listens there, or set PORT to another port`,
-        exitCode: EX_UNAVAILABLE,
-      };
-    case 'EACCES':
-      return { line: `not allowed to listen on ${config.host}:${config.port}: use a port above 1023, or set PORT`, exitCode: EX_NOPERM };
-    case 'EADDRNOTAVAIL':
-      return { line: `cannot listen on ${config.host}: no such address on this machine; correct HOST (0.0.0.0 for every interface)`, exitCode: EX_UNAVAILABLE };
+  }
+  if (codeOf(error) === 'ERR_SQLITE_ERROR' && (error as { errcode?: unknown }).errcode === SQLITE_NOTADB) {
+    return {
+      line: `${database} is not a SQLite database (${(error as Error).message}): correct the path in DATABASE_URL (a path that does not exist yet makes a new database)`,
+      exitCode: EX_CONFIG,
+    };
   }
   if (codeOf(error) === 'ERR_SQLITE_ERROR' && /unable to open|readonly|read-only/i.test((error as Error).message)) {
     return { line: `cannot open ${database} (${(error as Error).message}): check the path in DATABASE_URL and that its folder is writable`, exitCode: 73 };
   }
+  // Before "cannot reach": a server (or a pooler) that answered with an error is reachable.
+  const refused = explainServerRefusal(error, database);
+  if (refused) return refused;
   if (isDatabaseUnavailable(error)) {
     const why = codeOf(error) ?? (error as Error).message;
     return {

@@ -20,6 +20,8 @@ export interface ConfigVariable {
   description: string;
   /** A check the schema cannot express (a URL that parses). */
   refine?: (text: string) => boolean;
+  /** A fault that needs its own words rather than "allowed is …" (a URL that names no database). */
+  fault?: (text: string) => string | undefined;
   /** Never printed: a URL's password is masked, any other secret printed as `***`. */
   secret?: 'password-in-url' | 'whole';
   /** What `.env.example` suggests (commented out when absent). */
@@ -40,6 +42,7 @@ const BOOLEAN_ALLOWED = 'true/false, 1/0, on/off or yes/no';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
+export const PG_POOLERS = ['none', 'session', 'transaction'] as const;
 
 export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
@@ -51,6 +54,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     allowed: '`postgres://user:password@host:5432/db` or `sqlite:<path>`',
     description: 'the database; its password is never printed or logged',
     refine: (text) => text.startsWith('sqlite:') || URL.canParse(text),
+    // Without a name the server's default database (the user's, often the maintenance database
+    // `postgres`) would get the schema: refuse instead.
+    fault: (text) =>
+      text.startsWith('sqlite:') || new URL(text).pathname.length > 1
+        ? undefined
+        : 'it names no database: add its name to the path (postgres://user:password@host:5432/payments), never the maintenance database by default',
     secret: 'password-in-url',
     example: 'postgres://app:change-me@db:5432/payments',
   },
@@ -112,6 +121,17 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     example: 'json',
   },
   wholeNumber('PG_POOL_MAX', 10, 'PostgreSQL pool size (per worker)', 1, 1000),
+  {
+    name: 'PG_POOLER',
+    kind: 'string',
+    schema: literals(PG_POOLERS),
+    fallback: 'none',
+    shownDefault: '`none`',
+    allowed: PG_POOLERS.join(', '),
+    description:
+      'what stands between the service and PostgreSQL: `none` (a direct connection), `session` (a session-pooling PgBouncer: no startup parameters) or `transaction` (a transaction-pooling PgBouncer, RDS Proxy, Supavisor: no startup parameters and no named prepared statements). Behind a pooler every setting travels with each statement, inside its transaction',
+    example: 'transaction',
+  },
   wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',

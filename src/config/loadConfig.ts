@@ -1,5 +1,7 @@
 import { ConfigError } from './configError.ts';
-import { CONFIG_VARIABLES } from './configVariables.ts';
+import { CONFIG_VARIABLES, type PG_POOLERS } from './configVariables.ts';
+
+export type PgPooler = (typeof PG_POOLERS)[number];
 import { readVariable } from './readVariable.ts';
 
 export interface Config {
@@ -19,6 +21,8 @@ export interface Config {
   /** Fastify `trustProxy`: honour X-Forwarded-* only when this is set. */
   trustProxy: boolean | number | string[];
   pgPoolMax: number;
+  /** What stands between us and PostgreSQL (PG_POOLER): how settings and prepared statements travel. */
+  pgPooler: PgPooler;
   /** Key for card fingerprints (HMAC); a deployment must set its own. */
   cardFingerprintSecret: string;
   /** Shared state for several instances (rate-limit counters); in-process when unset. */
@@ -109,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logFormat: str('LOG_FORMAT') as Config['logFormat'],
     trustProxy: values.get('TRUST_PROXY') as Config['trustProxy'],
     pgPoolMax: int('PG_POOL_MAX'),
+    pgPooler: str('PG_POOLER') as PgPooler,
     cardFingerprintSecret: str('CARD_FINGERPRINT_SECRET') as string,
     redisUrl: str('REDIS_URL'),
     corsOrigins: (str('CORS_ORIGINS') ?? '')

@@ -46,7 +46,10 @@ export function readVariable(variable: ConfigVariable, env: NodeJS.ProcessEnv): 
   const text = env[variable.name]?.trim();
   if (text === undefined || text === '') return { ok: true, value: variable.fallback };
   const value = decode(variable, text);
-  if (checkVariable(variable.schema, value) && (variable.refine?.(text) ?? true)) return { ok: true, value };
   const shown = JSON.stringify(maskSecret(text, variable.secret));
+  if (checkVariable(variable.schema, value) && (variable.refine?.(text) ?? true)) {
+    const fault = variable.fault?.(text);
+    return fault === undefined ? { ok: true, value } : { ok: false, line: `${variable.name}=${shown} is not valid: ${fault}` };
+  }
   return { ok: false, line: `${variable.name}=${shown} is not valid: allowed is ${variable.allowed.replaceAll('`', '')}` };
 }

@@ -1,6 +1,22 @@
 import type { IncomingMessage } from 'node:http';
 import { Problem } from './problem.ts';
 
+/**
+ * Thrown where a request is found whose connection is already gone (reset right after the client
+ * sent it): its address went with it, nobody is there to answer, and nothing should be done.
+ */
+export class ClientGone extends Error {
+  readonly code = 'ECONNRESET';
+  constructor() {
+    super('the connection was reset before the request was answered');
+  }
+}
+
+/** Whether the request's connection is gone: a socket closed by now has no peer address any more. */
+export function connectionGone(request: IncomingMessage): boolean {
+  return request.socket?.remoteAddress === undefined;
+}
+
 /** What a stream reports when its connection dropped: Node's `aborted` is ECONNRESET. */
 const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'ERR_STREAM_PREMATURE_CLOSE']);
 
@@ -11,6 +27,7 @@ const CONNECTION_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMED
  * stream is incomplete and its connection is gone.
  */
 export function isClientAbort(request: IncomingMessage, error: unknown): boolean {
+  if (error instanceof ClientGone) return true;
   if (request.complete || !(request.destroyed || request.socket?.destroyed)) return false;
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && CONNECTION_CODES.has(code);

@@ -153,7 +153,7 @@ export const PROBLEM_CATALOG = {
   unavailable: {
     status: 503,
     title: 'Service unavailable',
-    description: 'The database does not answer, or the service is shutting down: retry after Retry-After',
+    description: 'The database does not answer or takes no writes (read-only, as during a failover), or the service is shutting down: retry after Retry-After',
     example: 'The database is not available; retry shortly.',
     retryable: true,
   },
@@ -167,7 +167,8 @@ export const PROBLEM_CATALOG = {
   'database-busy': {
     status: 503,
     title: 'Service unavailable',
-    description: 'No database connection became free in time, or (SQLite) another writer held the file: retry after Retry-After',
+    description:
+      'No database connection became free in time, the database had no connection to spare, a write kept colliding with others (deadlock or serialization failure, after retries), or (SQLite) another writer held the file: retry after Retry-After',
     example: 'The database is busy with other requests; retry shortly.',
     retryable: true,
   },

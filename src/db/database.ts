@@ -7,6 +7,9 @@ import type { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { preparingPool } from './preparedStatements.ts';
+import { poolerSafeClient } from './poolerSafeClient.ts';
+import { mergeSettings, parseStartupOptions, sessionSettings, settingsStatement, startupOptionsText } from './sessionSettings.ts';
+import { timestamptzToIso } from './timestamptzText.ts';
 
 export interface Db {
   kysely: Kysely<Database>;
@@ -43,6 +46,13 @@ export interface OpenOptions {
   connectionTimeoutMs?: number;
   /** How long a readiness ping may take before it counts as "not answering". */
   pingTimeoutMs?: number;
+  /**
+   * PostgreSQL: what stands between us and the server (PG_POOLER). `none`: settings are the
+   * connection's startup options and list statements are prepared by name. `session`: no startup
+   * options (a pooler refuses them); settings go with each transaction. `transaction`: that, and
+   * no named statements either (the next transaction may run on another server connection).
+   */
+  pooler?: 'none' | 'session' | 'transaction';
 }
 
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
@@ -50,11 +60,6 @@ export const DEFAULT_PING_TIMEOUT_MS = 2_000;
 
 const PG_TIMESTAMPTZ = 1184;
 const PG_INT8 = 20;
-
-/** `2026-05-01 12:00:00.12+00` (session time zone UTC) → `2026-05-01T12:00:00.120Z`. */
-function timestamptzToIso(text: string): string {
-  return new Date(text.replace(' ', 'T').replace(/\+00$/, 'Z')).toISOString();
-}
 
 function pgTypes() {
   return {
@@ -97,22 +102,27 @@ class OwnSchemaPostgresDialect extends PostgresDialect {
 
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    const schemaOption = options.searchPath ? ` -c search_path=${options.searchPath}` : '';
-    // Ours come after the URL's own `options` (node-postgres lets a URL's options replace the config's).
-    // JIT off: a generic plan's cost estimate on a 10M-row table passes jit_above_cost, and compiling
-    // then took 175 ms of a 0.1 ms page (measured); these are short OLTP statements.
+    const pooler = options.pooler ?? 'none';
     const urlOptions = new URL(databaseUrl).searchParams.get('options');
-    const sessionOptions = `${urlOptions ? `${urlOptions} ` : ''}-c TimeZone=UTC -c plan_cache_mode=force_generic_plan -c jit=off${schemaOption}`;
+    const ours = sessionSettings({ ...options, namedStatements: pooler !== 'transaction' });
+    // node-postgres lets a URL's `options` replace the config's: ours are put after the URL's own instead.
+    const connectionString = urlOptions ? databaseUrl.replace(/([?&])options=[^&]*&?/, '$1').replace(/[?&]$/, '') : databaseUrl;
     const pool = new pg.Pool({
-      connectionString: urlOptions ? databaseUrl.replace(/([?&])options=[^&]*&?/, '$1').replace(/[?&]$/, '') : databaseUrl,
+      connectionString,
       max: options.poolMax ?? 10,
       // Without a bound a request waits forever while the server is unreachable or the pool is drained.
       connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
-      // Named (prepared) statements keep one generic plan per connection: see preparedStatements.ts.
-      options: sessionOptions,
       types: pgTypes(),
-      // A runaway statement is cancelled by the server (a 503, like the connection timeout above).
-      ...(options.statementTimeoutMs ? { statement_timeout: options.statementTimeoutMs } : {}),
+      ...(pooler === 'none'
+        ? { options: `${urlOptions ? `${urlOptions} ` : ''}${startupOptionsText(ours)}` }
+        : {
+            // A pooler refuses startup options, and would hand the next transaction to another server
+            // connection anyway: each statement outside a transaction, and each transaction, carries them.
+            Client: poolerSafeClient({
+              settingsSql: settingsStatement(mergeSettings(parseStartupOptions(urlOptions ?? ''), ours)),
+              namedStatements: pooler === 'session',
+            }),
+          }),
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});

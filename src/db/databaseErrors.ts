@@ -6,6 +6,20 @@ import { databaseBusy, databaseTimeout, serviceUnavailable, type Problem } from 
 
 /** PostgreSQL's `query_canceled`: here, a statement that ran past `statement_timeout`. */
 const PG_QUERY_CANCELED = '57014';
+/**
+ * PostgreSQL SQLSTATEs for "too busy right now": 53300 too_many_connections (the server's
+ * `max_connections`, or a role's or database's CONNECTION LIMIT), 53400
+ * configuration_limit_exceeded, 55P03 lock_not_available (a `lock_timeout`), and the two
+ * transaction conflicts (below) once inWriteTransaction's retries are spent.
+ */
+const PG_BUSY_CODES = new Set(['53300', '53400', '55P03']);
+/**
+ * 40001 serialization_failure and 40P01 deadlock_detected: PostgreSQL rolled the whole
+ * transaction back because of another one running at the same time; run again, it may well pass.
+ */
+const PG_CONFLICT_CODES = new Set(['40001', '40P01']);
+/** 25006 read_only_sql_transaction: a write sent to a standby, or to a database set read-only. */
+const PG_READ_ONLY = '25006';
 /** What pg-pool says when no connection became free within `connectionTimeoutMillis`. */
 const POOL_ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
 /**
@@ -15,17 +29,31 @@ const POOL_ACQUIRE_TIMEOUT = 'timeout exceeded when trying to connect';
  */
 const SQLITE_BUSY_CODES = new Set([5, 6]);
 
+const codeOf = (error: unknown) => (typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined);
+
+/** True for a transaction PostgreSQL rolled back over a concurrent one (40001, 40P01): safe to run again from the start. */
+export function isTransactionConflict(error: unknown): boolean {
+  const code = codeOf(error);
+  return typeof code === 'string' && PG_CONFLICT_CODES.has(code);
+}
+
+/** True for a write refused because the database takes none (a standby, or set read-only). */
+export function isDatabaseReadOnly(error: unknown): boolean {
+  return codeOf(error) === PG_READ_ONLY;
+}
+
 /**
  * Database errors that mean "too busy right now, try again": a statement cut off by the
- * statement timeout, no free pooled connection in time, or (SQLite) the file locked by another
- * writer past the busy timeout. Both are 503 with Retry-After,
- * never a 500: the request was fine and a retry may well succeed. Other database errors are
- * left to the caller (undefined).
+ * statement timeout, no free pooled connection in time, the server out of connections, a lock
+ * or a transaction conflict that outlasted its retries, or (SQLite) the file locked by another
+ * writer past the busy timeout. All are 503 with Retry-After, never a 500: the request was fine
+ * and a retry may well succeed. Other database errors are left to the caller (undefined).
  */
 export function databaseBusyProblem(error: unknown): Problem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
   if (code === PG_QUERY_CANCELED) return databaseTimeout();
+  if (typeof code === 'string' && (PG_BUSY_CODES.has(code) || PG_CONFLICT_CODES.has(code))) return databaseBusy();
   if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff))) {
     return databaseBusy();
   }
@@ -72,5 +100,34 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 
 /** The 503 a database failure deserves, or undefined when it is not one (a bug stays a 500). */
 export function databaseProblem(error: unknown): Problem | undefined {
-  return databaseBusyProblem(error) ?? (isDatabaseUnavailable(error) ? serviceUnavailable('The database is not available; retry shortly.') : undefined);
+  const busy = databaseBusyProblem(error);
+  if (busy) return busy;
+  if (isDatabaseReadOnly(error)) return serviceUnavailable('The database takes no writes right now (it is read-only, as during a failover); retry shortly.');
+  return isDatabaseUnavailable(error) ? serviceUnavailable('The database is not available; retry shortly.') : undefined;
+}
+
+/**
+ * The server's own answer: an ErrorResponse (severity, SQLSTATE, message) from PostgreSQL or a
+ * pooler speaking its protocol (PgBouncer), as opposed to a failure to reach it at all. A server
+ * that answered is reachable, whatever the SQLSTATE's class says.
+ */
+export function serverAnswer(error: unknown): { code: string; message: string } | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message, severity } = error as { code?: unknown; message?: unknown; severity?: unknown };
+  if (typeof severity !== 'string' || typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || typeof message !== 'string') return undefined;
+  return { code, message };
+}
+
+/**
+ * What to tell an operator whose named prepared statements fail the way they do behind a
+ * transaction pooler with PG_POOLER left at `none`: the statement was prepared on one server
+ * connection and the next transaction ran on another (26000), or met its own name there (42P05).
+ */
+export function poolerHint(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if ((code === '26000' || code === '42P05') && typeof message === 'string' && message.includes('prepared statement')) {
+    return 'named prepared statements fail as they do behind a transaction-pooling PgBouncer: set PG_POOLER=transaction (README "Running behind PgBouncer")';
+  }
+  return undefined;
 }

@@ -1,4 +1,4 @@
-import { setImmediate as nextTurn } from 'node:timers/promises';
+import { setImmediate as nextTurn, setTimeout as sleep } from 'node:timers/promises';
 import { DatabaseSync, type StatementSync, type SQLInputValue } from 'node:sqlite';
 import {
   CompiledQuery,
@@ -30,6 +30,23 @@ export const MAX_STRETCH_MS = 4;
  */
 export const READ_AT_ONCE = '/* read at once */ ';
 
+/**
+ * How long a statement outside a transaction (a BEGIN IMMEDIATE, a lone write) waits for
+ * another process's write lock before it fails with SQLITE_BUSY (a 503). SQLite's own busy
+ * timeout would wait by sleeping on the event loop, freezing every request (even /health) for
+ * that long: it is 0 here, and the wait is ours, asynchronous (see #runWaitingOutLocks).
+ */
+export const LOCK_WAIT_MS = 5_000;
+/** The pauses between tries: short at first (most locks are short), then every 50 ms. */
+const FIRST_PAUSE_MS = 1;
+const LONGEST_PAUSE_MS = 50;
+
+/** SQLITE_BUSY and its extended codes: the file is locked by another connection. */
+function isBusy(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && (errcode & 0xff) === 5;
+}
+
 /** A statement is a reader when it yields columns (SELECT, or anything with RETURNING). */
 interface Prepared {
   stmt: StatementSync;
@@ -40,9 +57,12 @@ class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
   // Kysely compiles the same SQL text for every call of one query shape, so cache statements.
   readonly #statements = new Map<string, Prepared>();
+  /** Lets other queries have the connection for a while, and takes it back (the driver's queue). */
+  readonly #stepAside: (ms: number) => Promise<void>;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, stepAside: (ms: number) => Promise<void>) {
     this.#db = db;
+    this.#stepAside = stepAside;
   }
 
   #prepare(sql: string): Prepared {
@@ -86,6 +106,31 @@ class NodeSqliteConnection implements DatabaseConnection {
 
   async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     await this.#yieldIfLong();
+    return this.#runWaitingOutLocks(() => this.#execute<R>(compiled));
+  }
+
+  /**
+   * Runs a statement; outside a transaction, while another process holds the write lock, tries
+   * again with growing pauses until LOCK_WAIT_MS, the connection left to other queries (reads
+   * go on) and the event loop free meanwhile. A statement outside a transaction that failed
+   * BUSY did nothing, so trying it again is safe; inside one the lock is already ours (writes
+   * begin IMMEDIATE) and a read never waits in WAL mode.
+   */
+  async #runWaitingOutLocks<T>(run: () => Promise<T>): Promise<T> {
+    if (this.#db.isTransaction) return run();
+    const deadline = performance.now() + LOCK_WAIT_MS;
+    for (let pause = FIRST_PAUSE_MS; ; pause = Math.min(pause * 2, LONGEST_PAUSE_MS)) {
+      try {
+        return await run();
+      } catch (error) {
+        const left = deadline - performance.now();
+        if (!isBusy(error) || left <= 0) throw error;
+        await this.#stepAside(Math.min(pause, left));
+      }
+    }
+  }
+
+  async #execute<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
     const { stmt, reader } = this.#prepare(compiled.sql);
     const parameters = compiled.parameters as SQLInputValue[];
     if (!reader) {
@@ -122,24 +167,39 @@ class NodeSqliteDriver implements Driver {
 
   constructor(db: DatabaseSync) {
     this.#db = db;
-    this.#connection = new NodeSqliteConnection(db);
+    this.#connection = new NodeSqliteConnection(db, (ms) => this.#stepAside(ms));
   }
 
   async init(): Promise<void> {}
 
-  async acquireConnection(): Promise<DatabaseConnection> {
+  async #takeTurn(): Promise<void> {
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise((resolve) => (release = resolve));
     await previous;
     this.#release = release;
+  }
+
+  #endTurn(): void {
+    const release = this.#release;
+    this.#release = undefined;
+    release?.();
+  }
+
+  /** A statement waiting for another process's lock lets the queries queued behind it run meanwhile. */
+  async #stepAside(ms: number): Promise<void> {
+    this.#endTurn();
+    await sleep(ms);
+    await this.#takeTurn();
+  }
+
+  async acquireConnection(): Promise<DatabaseConnection> {
+    await this.#takeTurn();
     return this.#connection;
   }
 
   async releaseConnection(): Promise<void> {
-    const release = this.#release;
-    this.#release = undefined;
-    release?.();
+    this.#endTurn();
   }
 
   /**
@@ -167,10 +227,13 @@ class NodeSqliteDriver implements Driver {
 }
 
 export function openSqlite(path: string): DatabaseSync {
-  const raw = new DatabaseSync(path, { timeout: 5000 });
+  // Opening happens before serving: waiting on the loop here (switching to WAL) freezes nothing.
+  const raw = new DatabaseSync(path, { timeout: LOCK_WAIT_MS });
   raw.exec('PRAGMA journal_mode = WAL');
   raw.exec('PRAGMA synchronous = NORMAL');
   raw.exec('PRAGMA foreign_keys = ON');
+  // From here on a lock is waited for by the driver, off the event loop (#runWaitingOutLocks).
+  raw.exec('PRAGMA busy_timeout = 0');
   return raw;
 }
 

@@ -1,5 +1,6 @@
 import type { CompiledQuery } from 'kysely';
-import pg from 'pg';
+import type pg from 'pg';
+import { StatementWithSettings } from './poolerSafeClient.ts';
 import { PREPARED, preparedNameOf } from './preparedStatements.ts';
 
 /** Each row's fields as the text PostgreSQL sent (null for SQL NULL), in the statement's column order. */
@@ -11,16 +12,16 @@ export type RowTextSink = (fields: ReadonlyArray<string | null>) => void;
  * one has come. What a big page's rows cost the collector was their living that long: strings
  * surviving young-generation collections were copied, then promoted and marked.
  */
-class RowsToSink extends pg.Query {
+class RowsToSink extends StatementWithSettings {
   readonly #sink: RowTextSink;
   #failure: Error | undefined;
 
   constructor(config: pg.QueryConfig, sink: RowTextSink, callback: (error: Error | undefined) => void) {
-    super(config, (error) => callback(error ?? this.#failure));
+    super(config, (error: Error | undefined) => callback(error ?? this.#failure));
     this.#sink = sink;
   }
 
-  handleDataRow(message: { fields: Array<string | null> }): void {
+  protected override statementRow(message: { fields: Array<string | null> }): void {
     if (this.#failure) return;
     try {
       this.#sink(message.fields);
@@ -42,7 +43,7 @@ export async function streamRowTexts(pool: pg.Pool, query: CompiledQuery, sink: 
     const values = query.parameters as unknown[];
     const config: pg.QueryConfig = text.startsWith(PREPARED) ? { name: preparedNameOf(text), text, values } : { text, values };
     await new Promise<void>((resolve, reject) => {
-      client.query(new RowsToSink(config, sink, (error) => (error ? reject(error) : resolve())));
+      client.query(new RowsToSink(config, sink, (error) => (error ? reject(error) : resolve())) as unknown as pg.Submittable);
     });
   } finally {
     client.release();

@@ -1,7 +1,10 @@
 import type { Transaction } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
+import { isTransactionConflict } from './databaseErrors.ts';
 import type { Database } from './schema.ts';
+import { tryTransactionLock } from './transactionLock.ts';
 
 /**
  * What a write runs in: its transaction, and the counter shard its count deltas go to, chosen by
@@ -12,9 +15,34 @@ import type { Database } from './schema.ts';
 export interface Write {
   trx: Transaction<Database>;
   shard: number;
+  /** A lock on `name` until this transaction ends, or false when another holds it (transactionLock.ts). */
+  tryLock(name: string): Promise<boolean>;
 }
 
-/** Runs `work` in one transaction of `db`: committed when it resolves, rolled back when it throws. */
-export function inWriteTransaction<T>(db: Db, work: (write: Write) => Promise<T>): Promise<T> {
-  return db.kysely.transaction().execute((trx) => work({ trx, shard: pickShard(db.dialect) }));
+/** Runs of one write transaction at most: the first and two more after a conflict. */
+export const WRITE_ATTEMPTS = 3;
+/** The wait before a rerun grows from this (with jitter, so the two sides of a deadlock do not meet again in step). */
+const RERUN_DELAY_MS = 20;
+
+/**
+ * Runs `work` in one transaction of `db`: committed when it resolves, rolled back when it throws.
+ *
+ * A PostgreSQL serialization failure or deadlock (40001, 40P01) means the server rolled the whole
+ * transaction back because of a concurrent one: it runs again from the start, up to
+ * WRITE_ATTEMPTS times in all, then the error goes up (a 503, databaseErrors.ts). So `work` may
+ * run more than once: it must do nothing that outlives its transaction, or do it once (see the
+ * payment route's authorization). No other failure is rerun: after a lost connection the commit
+ * may have happened, and the client's Idempotency-Key is what makes that retry safe.
+ */
+export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.kysely
+        .transaction()
+        .execute((trx) => work({ trx, shard: pickShard(db.dialect), tryLock: (name) => tryTransactionLock(trx, db.dialect, name) }));
+    } catch (error) {
+      if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(error)) throw error;
+      await sleep(RERUN_DELAY_MS * attempt * (0.5 + Math.random()));
+    }
+  }
 }

@@ -41,7 +41,7 @@ import type { ResolveHost } from '../webhooks/targetSafety.ts';
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
-    Partial<Pick<Config, 'corsOrigins' | 'logFormat'>> & { limits?: Partial<ResourceLimits>; webhooks?: Partial<WebhookSettings> };
+    Partial<Pick<Config, 'corsOrigins' | 'logFormat' | 'readyTimeoutMs'>> & { limits?: Partial<ResourceLimits>; webhooks?: Partial<WebhookSettings> };
   processor?: CardProcessor;
   db: Db;
   /** Pino options or false; tests pass a stream to capture lines. */
@@ -151,7 +151,7 @@ export async function buildApp({
   app.addHook('onRequest', rateLimit.perKey);
   app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db);
-  registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving');
+  registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving', config.readyTimeoutMs);
   const lists = { db, ...(listTuning ? { tuning: listTuning } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);

@@ -2,9 +2,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { malformedRequest, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
 import { schemaIssues, type VerboseSchemaError } from '../core/schemaIssues.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
-import { databaseProblem } from '../db/databaseErrors.ts';
+import { databaseProblem, poolerHint } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
-import { clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
+import { ClientGone, clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
 
 /** The field errors of a failed schema validation (a route's querystring may word its own). */
 export function schemaFieldErrors(request: FastifyRequest, error: FastifyError): FieldErrors {
@@ -50,9 +50,10 @@ export function sendProblem(reply: FastifyReply, problem: Problem) {
 export function registerProblemRendering(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
     const problem = toProblem(request, error);
-    if (isClientAbort(request.raw, error)) request.log.debug({ err: error }, 'client went away before the request was complete');
+    if (error instanceof ClientGone) request.log.debug({ err: error }, 'client went away before its request was answered');
+    else if (isClientAbort(request.raw, error)) request.log.debug({ err: error }, 'client went away before the request was complete');
     else if (problem.status === 503) request.log.warn({ err: error }, 'request refused: service unavailable');
-    else if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    else if (problem.status >= 500) request.log.error({ err: error, hint: poolerHint(error) }, 'request failed');
     return sendProblem(reply, problem);
   });
   app.setNotFoundHandler((request, reply) => sendProblem(reply, notFound(noRouteDetail(request.method, request.url))));

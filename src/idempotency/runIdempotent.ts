@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
@@ -15,8 +15,6 @@ export interface IdempotentResult extends WriteResult {
 }
 
 export const KEY_RETENTION_MS = 24 * 60 * 60 * 1000;
-/** How long a claimed key counts as in flight before a crashed attempt may be taken over. */
-const IN_FLIGHT_MS = 60_000;
 const KEY_SHAPE = /^[\x21-\x7e]{1,255}$/;
 
 export function checkIdempotencyKey(key: string | string[] | undefined): string | undefined {
@@ -34,18 +32,39 @@ function conflictInFlight(): Problem {
   });
 }
 
+/**
+ * The refusals a retry would get again: kept and replayed. 409 (a request still running, a
+ * conflict with the current state) and 429 say "try again later", and 5xx is our failure: none
+ * is kept, so the key stays free for the retry. Refusals before the write begins (the body's
+ * schema, authentication, the key's own form) never get here: they are not kept either.
+ */
+function isKeptRefusal(error: unknown): error is Problem {
+  return error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
+}
+
 type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
 
-/** Claims the key for this request, or says what an earlier request with it already answered. */
-async function claim(db: Kysely<Database>, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db
+/**
+ * Claims the key inside the write's own transaction, or says what an earlier request with it
+ * already answered. The claim commits only with the write and its stored answer: a request
+ * that fails or dies (a 503 in an outage, a crash) leaves nothing behind, so a retry runs as
+ * soon as the database answers; one whose process died, as soon as its transaction is gone
+ * (transactionLock.ts says how soon). A request still running holds the key's lock, which any
+ * instance sees: a duplicate gets a 409 (on SQLite, where one write runs at a time, it waits
+ * for the first and gets the replay).
+ */
+async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
+  // Named so that no tenant and key spell another's (the tenant's length first).
+  if (!(await write.tryLock(`idempotency:${tenantId.length}:${tenantId}${key}`))) throw conflictInFlight();
+  const { trx } = write;
+  const insert = () =>
+    trx
       .insertInto('idempotency_keys')
       .values({
         tenant_id: tenantId,
         key,
         request_hash: hash,
-        locked_until: new Date(now + IN_FLIGHT_MS).toISOString(),
+        locked_until: null,
         response_status: null,
         response_body: null,
         response_location: null,
@@ -53,42 +72,34 @@ async function claim(db: Kysely<Database>, tenantId: string, key: string, hash: 
       })
       .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
       .executeTakeFirst();
-    if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return { claimed: true };
-
-    const row = await db.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
-    if (!row) continue; // expired and removed in between: claim again
-    if (Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
-      await db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).where('created_at', '=', row.created_at).execute();
-      continue;
-    }
-    if (row.request_hash !== hash) {
-      throw validationProblem(
-        { 'Idempotency-Key': [issue('idempotency_key_reused', 'was already used with a different request; use a new key for a new request')] },
-        'This Idempotency-Key belongs to another request.',
-      );
-    }
-    if (row.response_status !== null) {
-      return {
-        claimed: false,
-        replay: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null'), location: row.response_location ?? undefined },
-      };
-    }
-    if (row.locked_until !== null && Date.parse(row.locked_until) > now) throw conflictInFlight();
-    // The earlier attempt died mid-way (nothing it did was committed): take the key over.
-    const taken = await db
-      .updateTable('idempotency_keys')
-      .set({ locked_until: new Date(now + IN_FLIGHT_MS).toISOString() })
-      .where('tenant_id', '=', tenantId)
-      .where('key', '=', key)
-      .where('locked_until', '=', row.locked_until)
-      .executeTakeFirst();
-    if (Number(taken.numUpdatedRows) === 1) return { claimed: true };
-    throw conflictInFlight();
+  const inserted = async () => Number((await insert()).numInsertedOrUpdatedRows ?? 0) === 1;
+  // A new key (the usual case) costs one statement.
+  if (await inserted()) return { claimed: true };
+  const row = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
+  // Gone in between, or past its retention (not purged yet): a new key.
+  if (!row || Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
+    if (row) await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
+    if (await inserted()) return { claimed: true };
+    throw conflictInFlight(); // inserted by an instance of an earlier version, which takes no lock
   }
-  throw conflictInFlight();
+  if (row.request_hash !== hash) {
+    throw validationProblem(
+      { 'Idempotency-Key': [issue('idempotency_key_reused', 'was already used with a different request; use a new key for a new request')] },
+      'This Idempotency-Key belongs to another request.',
+    );
+  }
+  if (row.response_status !== null) {
+    return {
+      claimed: false,
+      replay: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null'), location: row.response_location ?? undefined },
+    };
+  }
+  // A claim committed on its own by an earlier version of this code: in flight until locked_until.
+  if (row.locked_until !== null && Date.parse(row.locked_until) > now) throw conflictInFlight();
+  return { claimed: true };
 }
 
-function complete(trx: Kysely<Database>, tenantId: string, key: string, result: WriteResult) {
+function complete(trx: Transaction<Database>, tenantId: string, key: string, result: WriteResult) {
   return trx
     .updateTable('idempotency_keys')
     .set({ locked_until: null, response_status: result.status, response_body: JSON.stringify(result.body), response_location: result.location ?? null })
@@ -98,9 +109,25 @@ function complete(trx: Kysely<Database>, tenantId: string, key: string, result: 
 }
 
 /**
- * Runs a write at most once per (tenant, key): the write and the stored response commit in
- * one transaction, so a replay never disagrees with the database. A definite answer (success
- * or a 4xx problem) is kept and replayed; a failure on our side releases the key for a retry.
+ * Runs `work`; a kept refusal it throws is undone (back to a savepoint: on PostgreSQL a failed
+ * statement spoils the rest of the transaction) and returned as its answer to store.
+ */
+async function workOrKeptRefusal(write: Write, work: (write: Write) => Promise<WriteResult>): Promise<{ result: WriteResult; refusal?: Problem }> {
+  await sql`savepoint idempotent_work`.execute(write.trx);
+  try {
+    return { result: await work(write) };
+  } catch (error) {
+    if (!isKeptRefusal(error)) throw error;
+    await sql`rollback to savepoint idempotent_work`.execute(write.trx);
+    return { result: { status: error.status, body: error.toJSON() }, refusal: error };
+  }
+}
+
+/**
+ * Runs a write at most once per (tenant, key): the claim, the write and the stored answer
+ * commit in one transaction, so a replay never disagrees with the database and a write that
+ * did not complete leaves the key free. A definite answer (success or a kept refusal) is
+ * replayed; anything else (a 409, 429 or 5xx) is not kept.
  */
 export async function runIdempotent(
   database: Db,
@@ -110,24 +137,16 @@ export async function runIdempotent(
   const { tenantId, key, hash } = request;
   if (key === undefined) return { ...(await inWriteTransaction(database, work)), replayed: false };
 
-  const db = database.kysely;
-  const outcome = await claim(db, tenantId, key, hash, Date.now());
-  if (!outcome.claimed) return { ...outcome.replay, replayed: true };
-  try {
-    const result = await inWriteTransaction(database, async (write) => {
-      const written = await work(write);
-      await complete(write.trx, tenantId, key, written);
-      return written;
-    });
-    return { ...result, replayed: false };
-  } catch (error) {
-    if (error instanceof Problem && error.status < 500 && error.status !== 409 && error.status !== 429) {
-      await complete(db, tenantId, key, { status: error.status, body: error.toJSON() });
-    } else {
-      await db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
-    }
-    throw error;
-  }
+  const answer = await inWriteTransaction(database, async (write) => {
+    const outcome = await claim(write, tenantId, key, hash, Date.now());
+    if (!outcome.claimed) return { result: outcome.replay, replayed: true };
+    const { result, refusal } = await workOrKeptRefusal(write, work);
+    await complete(write.trx, tenantId, key, result);
+    return { result, refusal, replayed: false };
+  });
+  // The refusal is kept; its first answer is the problem itself, with its headers.
+  if (answer.refusal) throw answer.refusal;
+  return { ...answer.result, replayed: answer.replayed };
 }
 
 /** Drops keys past their retention; cheap (indexed by created_at), run now and then. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { Redis } from 'ioredis';
+import { ClientGone, connectionGone } from '../core/clientAborts.ts';
 import { Problem } from '../core/problem.ts';
 
 export interface RateLimitOptions {
@@ -53,6 +54,8 @@ export async function rateLimits(app: FastifyInstance, options: RateLimitOptions
   return {
     async perAddress(request: FastifyRequest) {
       if (!byAddress || EXEMPT_ROUTES.has(request.routeOptions.url ?? '')) return;
+      // Reset right after sending: there is no address left to count (request.ip is undefined).
+      if (connectionGone(request.raw)) throw new ClientGone();
       const outcome = await byAddress(request);
       if (!outcome.isAllowed && outcome.isExceeded) throw tooManyRequests('This client address', outcome, options.windowMs);
     },

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
@@ -74,11 +74,19 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
     if (status >= 500) serverErrors.inc({ method: request.method, route, status: String(status) });
     done();
   });
-  app.addHook('onError', async (request, _reply, error) => {
-    if (!isClientAbort(request.raw, error) && isDatabaseUnavailable(error)) unavailable.inc();
-  });
-  app.addHook('onRequestAbort', async (_request) => {
+  // A request is counted once, whether its abort was seen as an error, by Fastify, or both.
+  const abortsCounted = new WeakSet<object>();
+  const countAbort = (request: FastifyRequest) => {
+    if (abortsCounted.has(request.raw)) return;
+    abortsCounted.add(request.raw);
     clientAborts.inc();
+  };
+  app.addHook('onError', async (request, _reply, error) => {
+    if (isClientAbort(request.raw, error)) countAbort(request);
+    else if (isDatabaseUnavailable(error)) unavailable.inc();
+  });
+  app.addHook('onRequestAbort', async (request) => {
+    countAbort(request);
   });
 
   // Under WORKERS=n a scrape reaches one worker; it answers with every worker's figures, summed

@@ -43,8 +43,9 @@ export async function paymentBodyProblems(
 
   const accountId = accepted<string>(schemaErrors, 'account_id', fields.account_id, 'string');
   const unknownAccount = { account_id: [issue('unknown_account', 'is not an account of yours (an acc_… id from GET /v3/accounts)')] };
-  if (accountId !== undefined && !isIdOf('acc', accountId)) mergeFieldErrors(errors, unknownAccount);
-  else if (accountId !== undefined && Object.keys(errors).length > 0 && !(await accountExists(db, tenantId, accountId)))
+  // Listed here only beside the form's own problems; alone, an unknown account (of an account's
+  // shape or not) is the write's answer, kept for its Idempotency-Key like any refusal it makes.
+  if (accountId !== undefined && Object.keys(errors).length > 0 && (!isIdOf('acc', accountId) || !(await accountExists(db, tenantId, accountId))))
     mergeFieldErrors(errors, unknownAccount);
 
   if (Object.keys(errors).length > 0 || 'errors' in checked) return { errors };

@@ -9,7 +9,7 @@ import { ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { paymentBodyProblems } from './paymentBodyChecks.ts';
 import { bodySchemaErrors } from '../core/schemaIssues.ts';
 import { cardFingerprint } from './cardFingerprint.ts';
-import type { CardProcessor } from './processor/cardProcessor.ts';
+import type { CardProcessor, ProcessorOutcome } from './processor/cardProcessor.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
@@ -50,8 +50,11 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
       if ('errors' in checked) throw validationProblem(checked.errors);
       const input = request.body;
       const card = checked.card;
+      // Asked once per request: the write transaction may run again after a deadlock (writeTransaction.ts).
+      let authorization: Promise<ProcessorOutcome> | undefined;
       return idempotentPost(db, secret, request, reply, async (write) => {
-        const outcome = await processor.authorize({ card, amount: input.amount, currency: input.currency });
+        authorization ??= processor.authorize({ card, amount: input.amount, currency: input.currency });
+        const outcome = await authorization;
         const row = await insertPayment(write, request.caller.tenantId, {
           input,
           card,
@@ -63,6 +66,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     },
   });
 
+  // Checked inside the write, so its 404 is kept for an Idempotency-Key like an unknown payment's.
   const paymentId = (id: string) => {
     if (!isIdOf('pay', id)) throw notFound(`No payment ${id}.`);
     return id;
@@ -79,8 +83,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await capturePayment(write, request.caller.tenantId, id, request.body?.amount);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
@@ -91,8 +95,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     config: { scope: 'write', ...OPTIONAL_BODY },
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await cancelPayment(write, request.caller.tenantId, id);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });
@@ -104,8 +108,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
     schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {
-      const id = paymentId(request.params.payment);
       return idempotentPost(db, secret, request, reply, async (write) => {
+        const id = paymentId(request.params.payment);
         const row = await refundPayment(write, request.caller.tenantId, id, request.body?.amount, request.body?.reason);
         return { status: 200, body: { data: toPaymentResource(row) } };
       });

@@ -2,6 +2,7 @@ import type { WebhookSettings } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { withDeliveryResource } from '../events/deliveryResource.ts';
+import { DatabasePause, type SenderLog } from './databasePause.ts';
 import { claimDue, promoteNext, type Delivery } from './deliveryQueue.ts';
 import { sendAttempt, signedHeaders, type AttemptOutcome } from './sendAttempt.ts';
 import { durationText } from './durationText.ts';
@@ -121,8 +122,13 @@ export interface DeliverySender {
  * crash) is claimed again when its lease ends: at least once; the receiver drops a repeat by
  * its `webhook-id`.
  */
-export function startDeliverySender(db: Db, settings: WebhookSettings, onError: (err: unknown) => void): DeliverySender {
+export function startDeliverySender(db: Db, settings: WebhookSettings, log: SenderLog): DeliverySender {
   let stopped = false;
+  // While the database cannot take writes the sender pauses quietly (databasePause.ts).
+  const pause = new DatabasePause(log, settings.pollMs);
+  const onError = (err: unknown) => {
+    if (!pause.failed(err)) log.warn({ err }, 'webhook delivery failed');
+  };
   const inFlight = new Set<Promise<void>>();
   let claiming: Promise<void> | undefined;
   const leaseMs = settings.attemptTimeoutMs + LEASE_MARGIN_MS;
@@ -146,6 +152,7 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, onError: 
       const sweep = sweepDue;
       sweepDue = false;
       const claimed = await claimDue(db, new Date(), leaseMs, Math.max(0, room), sweep);
+      pause.succeeded();
       if (claimed.length === 0) return;
       for (const delivery of claimed) {
         const chain: Promise<void> = sendChain(delivery).finally(() => {
@@ -157,7 +164,7 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, onError: 
     }
   };
   const tick = () => {
-    if (claiming || stopped) return;
+    if (claiming || stopped || !pause.mayTry()) return;
     claiming = claimMore()
       .catch(onError)
       .finally(() => (claiming = undefined));

@@ -31,6 +31,6 @@ export function registerWebhooks(
   timer.unref();
   app.addHook('onClose', async () => clearInterval(timer));
   if (!settings.sender) return;
-  const sender = startDeliverySender(db, settings, (err) => app.log.warn({ err }, 'webhook delivery failed'));
+  const sender = startDeliverySender(db, settings, app.log);
   app.addHook('onClose', () => sender.stop());
 }

@@ -1,13 +1,15 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { migrationsFor } from '../../src/db/migrate.ts';
+import { createOwnPostgresDatabase } from '../support/ownPostgresDatabase.ts';
 import { TEST_PG_URL } from '../support/testDatabase.ts';
+import { startRefusingPooler } from '../support/refusingPooler.ts';
 import { startServer } from '../support/serverProcess.ts';
 
 interface Outcome {
@@ -21,7 +23,9 @@ interface Outcome {
 function cli(env: Record<string, string>, ...args: string[]): Promise<Outcome> {
   const started = performance.now();
   return new Promise((done) => {
-    execFile(process.execPath, ['src/cli/main.ts', ...args], { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env } }, (error, stdout, stderr) => {
+    // Killed before the test's own timeout: a server that does not exit must not outlive the test.
+    const options = { env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'warn', ...env }, timeout: 25_000, killSignal: 'SIGKILL' as const };
+    execFile(process.execPath, ['src/cli/main.ts', ...args], options, (error, stdout, stderr) => {
       done({ code: error ? Number(error.code) : 0, stdout, stderr, ms: performance.now() - started });
     });
   });
@@ -75,6 +79,42 @@ describe('starting with bad settings: one line that says what is wrong and what 
     expect(role.ms).toBeLessThan(10_000);
   });
 
+  it('says what a pooler answered when it refuses a startup parameter, not "cannot reach", without waiting (exit 78)', async () => {
+    const pooler = await startRefusingPooler('08P01', 'unsupported startup parameter: options');
+    try {
+      const out = await cli({ DATABASE_URL: `postgres://app@127.0.0.1:${pooler.port}/payments` }, 'migrate');
+      expect(out.code).toBe(78);
+      expect(out.stderr).toBe(
+        `error: PostgreSQL 127.0.0.1:${pooler.port}/payments answered "unsupported startup parameter: options" (SQLSTATE 08P01): a connection pooler (PgBouncer) refuses session settings sent at connect: add the parameter to its ignore_startup_parameters, or point DATABASE_URL at PostgreSQL itself\n`,
+      );
+      expect(pooler.refused()).toBe(1);
+    } finally {
+      await pooler.close();
+    }
+  });
+
+  it('says a server out of connections is out of connections, after waiting DB_CONNECT_RETRY_S for one (exit 69)', async () => {
+    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    await admin.connect();
+    const name = `t_noconn_${randomBytes(4).toString('hex')}`;
+    try {
+      await admin.query(`create role ${name} login connection limit 0`);
+      const url = new URL(TEST_PG_URL);
+      url.username = name;
+      const out = await cli({ DATABASE_URL: url.toString(), DB_CONNECT_RETRY_S: '1' }, 'migrate');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toMatch(/waiting for PostgreSQL .* \(53300 too many connections for role "t_noconn_\w+"\); retrying/);
+      expect(out.stderr.trim().split('\n').at(-1)).toMatch(
+        /^error: PostgreSQL \S+ answered "too many connections for role "t_noconn_\w+"" \(SQLSTATE 53300\): it has no connection to spare: raise its max_connections/,
+      );
+      expect(out.stderr).not.toContain('cannot reach');
+      noStack(out.stderr);
+    } finally {
+      await admin.query(`drop role ${name}`);
+      await admin.end();
+    }
+  });
+
   it('says that migrating failed, why, and what to do (exit 70)', async () => {
     const admin = new pg.Client({ connectionString: TEST_PG_URL });
     await admin.connect();
@@ -108,6 +148,64 @@ describe('starting with bad settings: one line that says what is wrong and what 
       noStack(out.stderr);
     } finally {
       taken.close();
+    }
+  });
+
+  it('on PostgreSQL too, says the port is in use and exits (69), closing its connections', async () => {
+    const own = await createOwnPostgresDatabase('t_listen');
+    const taken: Server = createServer();
+    await new Promise<void>((ok) => taken.listen(0, '127.0.0.1', ok));
+    const port = (taken.address() as { port: number }).port;
+    try {
+      const out = await cli({ DATABASE_URL: own.url, PORT: String(port) }, 'serve');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toBe(`error: port ${port} on 127.0.0.1 is already in use: stop what listens there, or set PORT to another port\n`);
+    } finally {
+      taken.close();
+      await own.drop();
+    }
+  });
+
+  it.each(['sqlite', 'postgres'])('on %s, blames a HOST that does not resolve on HOST, not on the database (exit 69)', async (dialect) => {
+    const own = dialect === 'postgres' ? await createOwnPostgresDatabase('t_host') : undefined;
+    try {
+      const out = await cli({ DATABASE_URL: own?.url ?? freshSqlite(), HOST: 'no-such-host.invalid' }, 'serve');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toBe(
+        'error: cannot listen on HOST=no-such-host.invalid: the name does not resolve (ENOTFOUND); correct HOST (an address of this machine, or 0.0.0.0 for every interface)\n',
+      );
+    } finally {
+      await own?.drop();
+    }
+  });
+
+  it('says a DATABASE_URL file that is not SQLite is not SQLite, in one line (exit 78)', async () => {
+    const path = join(folder, 'notes.txt');
+    writeFileSync(path, 'These are notes, not a database. '.repeat(20));
+    const out = await cli({ DATABASE_URL: `sqlite:${path}` }, 'serve');
+    expect(out.code).toBe(78);
+    expect(out.stderr).toBe(
+      `error: SQLite ${path} is not a SQLite database (file is not a database): correct the path in DATABASE_URL (a path that does not exist yet makes a new database)\n`,
+    );
+  });
+
+  it('refuses a PostgreSQL DATABASE_URL without a database name before connecting (exit 78)', async () => {
+    // The role's name is its own database's: were the URL taken, the schema would land there
+    // (as PostgreSQL's default), never in the shared server's maintenance database.
+    const own = await createOwnPostgresDatabase('t_noname');
+    try {
+      const url = new URL(own.url);
+      url.pathname = '';
+      const out = await cli({ DATABASE_URL: url.toString() }, 'serve');
+      expect(out.code).toBe(78);
+      expect(out.stderr).toMatch(/^error: configuration: DATABASE_URL="postgres:\/\/[^"]+" is not valid: it names no database: add its name to the path .*\n$/);
+      const client = new pg.Client({ connectionString: own.url });
+      await client.connect();
+      const { rows } = await client.query(`select to_regclass('kysely_migration') as migrated`);
+      await client.end();
+      expect(rows[0].migrated).toBeNull();
+    } finally {
+      await own.drop();
     }
   });
 

@@ -5,7 +5,8 @@ import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { send, type Call } from '../support/loadDriver.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { send, type Call, type Outcome } from '../support/loadDriver.ts';
 import { startServer } from '../support/serverProcess.ts';
 
 describe('WORKERS=2', () => {
@@ -49,6 +50,38 @@ describe('WORKERS=2', () => {
     expect(workers).toHaveLength(2);
     expect(workers).not.toContain(victim);
     expect((await send(server.url, { method: 'GET', path: '/health', key: '' }, new Agent())).status).toBe(200);
+    expect(await server.stop()).toBe(0);
+  }, 60_000);
+
+  it('answers or resets every connection that arrives as a worker dies, leaving none hanging', async () => {
+    const server = await startServer({ DATABASE_URL: `sqlite:${join(dir, 'w.sqlite')}`, WORKERS: '2', LOG_LEVEL: 'warn' });
+    const workersNow = () =>
+      execFileSync('pgrep', ['-P', String(server.child.pid)])
+        .toString()
+        .trim()
+        .split('\n');
+    // A request not answered within this is hung: /health answers in milliseconds.
+    const hungAfterMs = 4_000;
+    const outcomes: Outcome[] = [];
+    let stopped = false;
+    // Fresh connections only: each one is handed to a worker as it arrives.
+    const loops = Array.from({ length: 16 }, async () => {
+      while (!stopped) outcomes.push(await send(server.url, { method: 'GET', path: '/health', key: '' }, new Agent(), hungAfterMs));
+    });
+    for (let kills = 0; kills < 3; kills++) {
+      await sleep(500);
+      process.kill(Number(workersNow()[0]), 'SIGKILL');
+      for (let tries = 0; tries < 100 && workersNow().length < 2; tries++) await sleep(100);
+    }
+    await sleep(500);
+    stopped = true;
+    await Promise.all(loops);
+
+    const hung = outcomes.filter((o) => o.error === 'CLIENT_TIMEOUT');
+    expect(hung.length, `${hung.length} of ${outcomes.length} requests hung`).toBe(0);
+    // The rest were answered, or reset by the dying worker (a client retries those): never left open.
+    expect(outcomes.filter((o) => o.status !== 200 && !['ECONNRESET', 'ECONNREFUSED'].includes(o.error ?? '')).map((o) => o.error ?? o.status)).toEqual([]);
+    expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(100);
     expect(await server.stop()).toBe(0);
   }, 60_000);
 });

@@ -22,6 +22,7 @@ describe('the configuration, read from the environment through one schema', () =
       host: '127.0.0.1',
       embeddedDefault: true,
       pgPoolMax: 10,
+      pgPooler: 'none',
       metricsEnabled: true,
       trustProxy: false,
       logFormat: 'auto',
@@ -48,6 +49,16 @@ describe('the configuration, read from the environment through one schema', () =
     expect(lines.join('\n')).not.toMatch(/hunter2|pa55|short-s3cret/);
     expect(lines[0]).toContain('DATABASE_URL="postgres://app:***@db host/x"');
     expect(lines.join('\n')).toContain('CARD_FINGERPRINT_SECRET="***"');
+  });
+
+  it('refuses a PostgreSQL DATABASE_URL that names no database, rather than use the server’s default one', () => {
+    for (const url of ['postgres://app:hunter2@db:5432', 'postgres://app:hunter2@db:5432/', 'postgresql://db']) {
+      const lines = problemsOf({ DATABASE_URL: url });
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatch(/^DATABASE_URL="postgres(ql)?:\/\/[^"]*" is not valid: it names no database: add its name to the path/);
+      expect(lines[0]).not.toContain('hunter2');
+    }
+    expect(loadConfig({ DATABASE_URL: 'postgres://app@db:5432/postgres' }).databaseUrl).toBe('postgres://app@db:5432/postgres');
   });
 
   it('reads booleans in their usual spellings, and refuses others', () => {

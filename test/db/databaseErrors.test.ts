@@ -135,4 +135,23 @@ describe('databaseProblem: the one mapping toProblem uses', () => {
     expect(down?.headers['retry-after']).toMatch(/^\d+$/);
     expect(databaseProblem(new TypeError('a bug'))).toBeUndefined();
   });
+
+  it.each([
+    ['53300', 'sorry, too many clients already'],
+    ['53400', 'configuration limit exceeded'],
+    ['55P03', 'canceling statement due to lock timeout'],
+    ['40001', 'could not serialize access due to concurrent update'],
+    ['40P01', 'deadlock detected'],
+  ])('answers SQLSTATE %s as busy (503 database-busy with Retry-After)', (code, message) => {
+    const problem = databaseProblem(sqlError(code, message));
+    expect(problem?.type).toMatch(/database-busy$/);
+    expect(problem?.headers['retry-after']).toMatch(/^\d+$/);
+  });
+
+  it('answers a write refused as read-only (25006) as unavailable, saying so', () => {
+    const problem = databaseProblem(sqlError('25006', 'cannot execute INSERT in a read-only transaction'));
+    expect(problem?.type).toMatch(/\/unavailable$/);
+    expect(problem?.detail).toMatch(/read-only/);
+    expect(problem?.headers['retry-after']).toMatch(/^\d+$/);
+  });
 });

@@ -11,7 +11,7 @@ import { toPaymentResource } from '../../src/payments/paymentResource.ts';
 import { toDeliveryResource } from '../../src/events/deliveryResource.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
 import { caseFold } from '../../src/listing/caseFold.ts';
-import { TEST_DIALECT, TEST_PG_URL } from '../support/testDatabase.ts';
+import { TEST_DIALECT, TEST_PG_URL, TEST_PG_POOLER } from '../support/testDatabase.ts';
 
 async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
   if (TEST_DIALECT === 'postgres') {
@@ -19,7 +19,7 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
     const admin = new pg.Client({ connectionString: TEST_PG_URL });
     await admin.connect();
     await admin.query(`create schema ${schema}`);
-    const db = openDatabase(TEST_PG_URL, { searchPath: schema });
+    const db = openDatabase(TEST_PG_URL, { searchPath: schema, pooler: TEST_PG_POOLER });
     return {
       db,
       drop: async () => {

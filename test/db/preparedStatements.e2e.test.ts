@@ -5,7 +5,7 @@ import { parseListQuery } from '../../src/listing/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { seed } from '../support/seedHelpers.ts';
-import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
+import { createTestDatabase, TEST_DIALECT, TEST_PG_POOLER, type TestDatabase } from '../support/testDatabase.ts';
 
 describe('list statements on PostgreSQL', () => {
   let database: TestDatabase;
@@ -21,7 +21,10 @@ describe('list statements on PostgreSQL', () => {
     await database.drop();
   });
 
-  it.runIf(TEST_DIALECT === 'postgres')('are prepared once per connection and then run by name, with one generic plan', async () => {
+  // Behind a transaction pooler the suite's connections are the pooler's: nothing is prepared by name.
+  const direct = TEST_DIALECT === 'postgres' && TEST_PG_POOLER !== 'transaction';
+
+  it.runIf(direct)('are prepared once per connection and then run by name, with one generic plan', async () => {
     const query = parseListQuery(paymentListSpec, { sort: '-amount' });
     const ctx = { db: single, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
     const pages = [];
@@ -36,14 +39,36 @@ describe('list statements on PostgreSQL', () => {
     expect(rows[0]).toEqual({ n: 2, generic: 6, mode: 'force_generic_plan' });
   });
 
+  it.runIf(TEST_DIALECT === 'postgres')('are never prepared by name with PG_POOLER=transaction: any server connection may run the next one', async () => {
+    const unnamed = database.openAnother({ poolMax: 1, pooler: 'transaction' });
+    try {
+      const query = parseListQuery(paymentListSpec, { sort: '-amount' });
+      const ctx = { db: unnamed, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
+      const direct = { db: single, tuning: ctx.tuning };
+      for (let i = 0; i < 2; i++) {
+        for (const at of [
+          { page: 1, perPage: 5, offset: 0 },
+          { page: 4, perPage: 5, offset: 15 },
+        ]) {
+          const page = await fetchListPage(ctx, 'payments', { tenantId }, query, at);
+          expect(page).toEqual(await fetchListPage(direct, 'payments', { tenantId }, query, at));
+        }
+      }
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements`.execute(unnamed.kysely);
+      expect(rows[0].n).toBe(0);
+    } finally {
+      await unnamed.close();
+    }
+  });
+
   it.runIf(TEST_DIALECT === 'postgres')('keep their session settings when DATABASE_URL brings options of its own (a search_path)', async () => {
-    const fromUrl = openDatabase(database.url); // …?options=-c search_path=<the test schema>
+    const fromUrl = openDatabase(database.url, { pooler: TEST_PG_POOLER }); // …?options=-c search_path=<the test schema>
     try {
       const { rows } = await sql<{ zone: string; mode: string; payments: number }>`
         select current_setting('TimeZone') as zone, current_setting('plan_cache_mode') as mode, (select count(*)::int from payments) as payments`.execute(
         fromUrl.kysely,
       );
-      expect(rows[0]).toEqual({ zone: 'UTC', mode: 'force_generic_plan', payments: 50 });
+      expect(rows[0]).toEqual({ zone: 'UTC', mode: TEST_PG_POOLER === 'transaction' ? 'auto' : 'force_generic_plan', payments: 50 });
     } finally {
       await fromUrl.close();
     }

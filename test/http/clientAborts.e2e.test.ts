@@ -84,3 +84,64 @@ describe('clients that hang up, stall or reset are counted as such, never as the
     expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
   });
 });
+
+describe('a client that resets the connection right after sending its request (SO_LINGER 0)', () => {
+  let database: TestDatabase;
+  let app: FastifyInstance;
+  let port: number;
+  let key: string;
+  const lines: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const tenant = await findOrCreateTenant(database.db.kysely, 'resets');
+    key = await createApiKey(database.db.kysely, tenant.id, ['read', 'write']);
+    const stream = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    // The per-address budget on, as in production: its key is the address of a socket now gone.
+    app = await appOn(database, { logger: { ...loggerOptions('debug'), stream }, limits: { rateLimitPerIp: 100_000, rateLimitPerKey: 100_000 } });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as AddressInfo).port;
+  });
+  afterAll(async () => {
+    await app?.close();
+    await database.drop();
+  });
+
+  const sendThenReset = (head: string) =>
+    new Promise<void>((resolve) => {
+      const socket = connect(port, '127.0.0.1', () => {
+        socket.write(head, () => {
+          socket.resetAndDestroy();
+          resolve();
+        });
+      });
+      socket.on('error', () => {});
+    });
+
+  it('is counted as a client abort and logged at debug, never as an error with a stack', async () => {
+    const aborts = async () => Number(/^http_client_aborts_total ([0-9.]+)$/m.exec((await app.inject({ url: '/metrics' })).body)?.[1] ?? NaN);
+    const before = await aborts();
+    const resets = 20;
+    for (let i = 0; i < resets; i++) {
+      await sendThenReset(
+        i % 2 === 0
+          ? `GET /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\n\r\n`
+          : `POST /v3/accounts HTTP/1.1\r\nhost: x\r\nauthorization: Bearer ${key}\r\ncontent-type: application/json\r\ncontent-length: 2\r\n\r\n{}`,
+      );
+    }
+    await sleep(300);
+
+    const errors = lines.filter((l) => (l.level as number) >= 40);
+    expect(errors, JSON.stringify(errors.slice(0, 2))).toEqual([]);
+    // Some resets land after the request was answered (nothing to count); every one that did not is counted.
+    const counted = (await aborts()) - before;
+    expect(counted).toBeGreaterThan(0);
+    expect(lines.filter((l) => l.level === 20 && l.msg === 'client went away before its request was answered')).toHaveLength(counted);
+    expect((await fetch(`http://127.0.0.1:${port}/health`)).status).toBe(200);
+  });
+});

@@ -9,6 +9,13 @@ import { migrateToLatest } from '../../src/db/migrate.ts';
 /** Which database this test project runs on (vitest.config.ts sets it per project). */
 export const TEST_DIALECT = (process.env.TEST_DB ?? 'sqlite') as 'sqlite' | 'postgres';
 export const TEST_PG_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/**
+ * What stands between the tests and PostgreSQL: the `pgbouncer` project runs the PostgreSQL
+ * suite through a transaction-pooling PgBouncer (TEST_DATABASE_URL is then the pooler's).
+ */
+export const TEST_PG_POOLER = (process.env.TEST_PG_POOLER ?? 'none') as 'none' | 'session' | 'transaction';
+/** Schemas are made and dropped on the server itself: DDL needs no pooler. */
+export const TEST_PG_ADMIN_URL = process.env.TEST_PG_ADMIN_URL ?? TEST_PG_URL;
 
 export interface TestDatabase {
   db: Db;
@@ -27,25 +34,25 @@ export interface TestDatabase {
 export async function createTestDatabase(): Promise<TestDatabase> {
   if (TEST_DIALECT === 'postgres') {
     const schema = `t_${randomBytes(6).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: TEST_PG_URL });
+    const admin = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
     try {
       await admin.connect();
     } catch (error) {
-      throw new Error(`PostgreSQL tests need ${TEST_PG_URL}: ${(error as Error).message}`);
+      throw new Error(`PostgreSQL tests need ${TEST_PG_ADMIN_URL}: ${(error as Error).message}`);
     }
     await admin.query(`create schema ${schema}`);
     await admin.end();
-    const db = openDatabase(TEST_PG_URL, { searchPath: schema, poolMax: 5 });
+    const db = openDatabase(TEST_PG_URL, { searchPath: schema, poolMax: 5, pooler: TEST_PG_POOLER });
     await migrateToLatest(db.kysely, db.dialect);
     const url = `${TEST_PG_URL}${TEST_PG_URL.includes('?') ? '&' : '?'}options=${encodeURIComponent(`-c search_path=${schema}`)}`;
     return {
       db,
       url,
-      env: { DATABASE_URL: url },
-      openAnother: (options) => openDatabase(TEST_PG_URL, { ...options, searchPath: schema }),
+      env: { DATABASE_URL: url, PG_POOLER: TEST_PG_POOLER },
+      openAnother: (options) => openDatabase(TEST_PG_URL, { pooler: TEST_PG_POOLER, ...options, searchPath: schema }),
       async drop() {
         await db.close();
-        const cleanup = new pg.Client({ connectionString: TEST_PG_URL });
+        const cleanup = new pg.Client({ connectionString: TEST_PG_ADMIN_URL });
         await cleanup.connect();
         await cleanup.query(`drop schema ${schema} cascade`);
         await cleanup.end();

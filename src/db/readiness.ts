@@ -1,0 +1,31 @@
+import { sql } from 'kysely';
+import { DEFAULT_PING_TIMEOUT_MS, type Db } from './database.ts';
+
+export type Readiness = 'ready' | 'not-answering' | 'read-only';
+
+/**
+ * Whether the database can serve this instance now: it answers a query within `timeoutMs`, and
+ * (PostgreSQL) takes writes. A primary that came back as a standby after a failover
+ * (`pg_is_in_recovery()`), or a database set read-only (`transaction_read_only`, from
+ * `default_transaction_read_only`), answers every read and refuses every write: a load balancer
+ * should send clients to an instance whose database takes them.
+ */
+export async function databaseReadiness(db: Db, timeoutMs = DEFAULT_PING_TIMEOUT_MS): Promise<Readiness> {
+  const probe =
+    db.dialect === 'postgres'
+      ? sql<{ read_only: boolean }>`select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only`
+      : sql<{ read_only: boolean }>`select 0 as read_only`;
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<Readiness>((done) => {
+    timer = setTimeout(() => done('not-answering'), timeoutMs);
+  });
+  const answered = probe.execute(db.kysely).then(
+    ({ rows }): Readiness => (rows[0]?.read_only === true ? 'read-only' : 'ready'),
+    (): Readiness => 'not-answering',
+  );
+  try {
+    return await Promise.race([answered, timedOut]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
