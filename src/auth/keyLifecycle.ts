@@ -28,7 +28,7 @@ export async function findKeysByPrefix(db: Kysely<Database>, prefix: string) {
   return db
     .selectFrom('api_keys')
     .innerJoin('tenants', 'tenants.id', 'api_keys.tenant_id')
-    .select(['api_keys.id', 'api_keys.tenant_id', 'tenants.name as tenant', 'key_prefix', 'scopes', 'revoked_at', 'expires_at'])
+    .select(['api_keys.id', 'api_keys.tenant_id', 'tenants.name as tenant', 'key_prefix', 'scopes', 'revoked_at', 'expires_at', 'replaced_by'])
     .where('key_prefix', '=', prefix)
     .execute();
 }
@@ -37,23 +37,55 @@ export async function revokeKey(db: Kysely<Database>, id: string, at: Date): Pro
   await db.updateTable('api_keys').set({ revoked_at: at.toISOString() }).where('id', '=', id).where('revoked_at', 'is', null).execute();
 }
 
+/** What a rotation did: made the successor, or found the key already rotated (to `replacedBy`). */
+export type Rotation = { rotated: true; key: string; prefix: string } | { rotated: false; replacedBy: string; expiresAt: string | null };
+
+/** Thrown inside the transaction only to roll back the new key; returned as a value outside. */
+class AlreadyRotated extends Error {
+  readonly replacedBy: string;
+  readonly expiresAt: string | null;
+  constructor(replacedBy: string, expiresAt: string | null) {
+    super('already rotated');
+    this.replacedBy = replacedBy;
+    this.expiresAt = expiresAt;
+  }
+}
+
 /**
  * A new key with the old one's tenant and scopes; the old one keeps working until `graceEndsAt`
  * (never later than it would have anyway), then is refused as expired, naming its replacement.
  * One transaction: there is never a moment with neither key, nor two without the link.
+ *
+ * A key already being rotated is not rotated again: a second successor would be a live key
+ * that `keys list` never names (it shows one `replaced_by`). The update only takes a key with
+ * no successor yet, so two rotations racing on one key make one successor between them.
  */
 export async function rotateKey(
   db: Kysely<Database>,
   old: { id: string; tenant_id: string; scopes: string; expires_at: string | null },
   graceEndsAt: Date,
-): Promise<{ key: string; prefix: string }> {
-  return db.transaction().execute(async (trx) => {
-    const key = await createApiKey(trx, old.tenant_id, old.scopes.split(',') as Scope[]);
-    const prefix = key.slice(0, 10);
-    const endsAt = old.expires_at && Date.parse(old.expires_at) < graceEndsAt.getTime() ? old.expires_at : graceEndsAt.toISOString();
-    await trx.updateTable('api_keys').set({ expires_at: endsAt, replaced_by: prefix }).where('id', '=', old.id).execute();
-    return { key, prefix };
-  });
+): Promise<Rotation> {
+  try {
+    return await db.transaction().execute(async (trx) => {
+      const key = await createApiKey(trx, old.tenant_id, old.scopes.split(',') as Scope[]);
+      const prefix = key.slice(0, 10);
+      const endsAt = old.expires_at && Date.parse(old.expires_at) < graceEndsAt.getTime() ? old.expires_at : graceEndsAt.toISOString();
+      const updated = await trx
+        .updateTable('api_keys')
+        .set({ expires_at: endsAt, replaced_by: prefix })
+        .where('id', '=', old.id)
+        .where('replaced_by', 'is', null)
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) === 0) {
+        const current = await trx.selectFrom('api_keys').select(['replaced_by', 'expires_at']).where('id', '=', old.id).executeTakeFirstOrThrow();
+        throw new AlreadyRotated(current.replaced_by ?? '', current.expires_at);
+      }
+      return { rotated: true as const, key, prefix };
+    });
+  } catch (error) {
+    if (error instanceof AlreadyRotated) return { rotated: false, replacedBy: error.replacedBy, expiresAt: error.expiresAt };
+    throw error;
+  }
 }
 
 /** `last_used_at` moves at most once per this interval per key: a request never waits on a write for it. */

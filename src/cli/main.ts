@@ -10,9 +10,7 @@ import { explainFailure } from './startupFailure.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 import { parseExpiry } from './parseExpiry.ts';
 import { printTable } from './printTable.ts';
-import { Worker } from 'node:worker_threads';
 import type { SeedResult } from '../seed/seedTenant.ts';
-import { seedReporter } from './seedProgress.ts';
 import type { SeedWorkerData, SeedWorkerMessage } from './seedWorker.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [flags]
@@ -35,6 +33,9 @@ const USAGE = `Usage: npm run --silent cli -- <command> [flags]
 Every command honours DATABASE_URL (postgres://… or sqlite:<path>; default sqlite:./data/payments.sqlite).`;
 
 class UsageError extends Error {}
+
+/** How to run a command, as a hint names it: the way the README and the usage do. */
+const CLI = 'npm run --silent cli --';
 
 function count(value: string | undefined, name: string): number {
   const n = Number(value ?? 0);
@@ -144,13 +145,13 @@ async function main(argv: string[]): Promise<void> {
 async function keysCommand(sub: string | undefined, arg: string | undefined, values: ReturnType<typeof parseArgsOrUsage>['values']): Promise<void> {
   const tenantNamed = async (db: ReturnType<typeof openDatabase>, name: string) => {
     const tenant = await findTenantByName(db.kysely, name);
-    if (!tenant) throw new UsageError(`no tenant ${name}; create it with: tenants create ${name}`);
+    if (!tenant) throw new UsageError(`no tenant ${name}; create it with: ${CLI} tenants create ${name}`);
     return tenant;
   };
   /** The one key with this prefix that is not revoked yet. */
   const keyPrefixed = async (db: ReturnType<typeof openDatabase>, prefix: string) => {
     const keys = await findKeysByPrefix(db.kysely, prefix);
-    if (keys.length === 0) throw new UsageError(`no key starts with ${prefix}; see: keys list --tenant <name>`);
+    if (keys.length === 0) throw new UsageError(`no key starts with ${prefix}; see: ${CLI} keys list --tenant <name>`);
     if (keys.length > 1)
       throw new UsageError(`${keys.length} keys start with ${prefix} (tenants ${keys.map((k) => k.tenant).join(', ')}); revoke them by hand`);
     return keys[0];
@@ -164,6 +165,8 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
       const tenantName = values.tenant;
       const key = await withDatabase(async (db) => createApiKey(db.kysely, (await tenantNamed(db, tenantName)).id, scopes, expiresAt));
       console.log(key);
+      // Only the key goes to stdout (scripts read it); what was assumed goes to stderr.
+      if (values.scopes === undefined) console.error('made a read-only key (scopes: read); for one that writes too, add --scopes read,write');
       return;
     }
     case 'list': {
@@ -197,13 +200,20 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
     case 'rotate': {
       if (!arg) throw new UsageError('keys rotate <prefix> [--grace 24h]');
       const graceEndsAt = parseExpiry(values.grace ?? '24h', '--grace', { zeroAllowed: true });
-      const { rotated, old } = await withDatabase(async (db) => {
+      const { rotation, old } = await withDatabase(async (db) => {
         const old = await keyPrefixed(db, arg);
-        if (keyState(old) !== 'active') throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (keys create --tenant ${old.tenant})`);
-        return { rotated: await rotateKey(db.kysely, old, graceEndsAt), old };
+        if (keyState(old) !== 'active')
+          throw new UsageError(`${arg} is ${keyState(old)}: create a new key instead (${CLI} keys create --tenant ${old.tenant})`);
+        return { rotation: await rotateKey(db.kysely, old, graceEndsAt), old };
       });
-      console.log(rotated.key);
-      console.error(`${old.key_prefix} (tenant ${old.tenant}) keeps working until ${graceEndsAt.toISOString()}; then use ${rotated.prefix}…`);
+      if (!rotation.rotated) {
+        throw new UsageError(
+          `${old.key_prefix} is already being rotated: ${rotation.replacedBy}… replaces it, and it works until ${rotation.expiresAt}; ` +
+            `to end that now: ${CLI} keys revoke ${old.key_prefix}; to rotate again: ${CLI} keys rotate ${rotation.replacedBy}`,
+        );
+      }
+      console.log(rotation.key);
+      console.error(`${old.key_prefix} (tenant ${old.tenant}) keeps working until ${graceEndsAt.toISOString()}; then use ${rotation.prefix}…`);
       return;
     }
     default:
@@ -224,6 +234,8 @@ const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 }
  * command continues the run later.
  */
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
+  // Only `seed` needs a worker and a progress bar: other commands do not load them.
+  const [{ Worker }, { seedReporter }] = await Promise.all([import('node:worker_threads'), import('./seedProgress.ts')]);
   const config = loadConfig();
   await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();

@@ -1,7 +1,8 @@
 import type { Config } from '../config/loadConfig.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
-import { createDemoTenantIfEmpty } from '../seed/demoTenant.ts';
+import { createDemoTenantIfEmpty, DEMO } from '../seed/demoTenant.ts';
+import { findTenantByName } from '../auth/tenantQueries.ts';
 import { describeDatabase } from '../db/describeDatabase.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 
@@ -17,15 +18,23 @@ export function openConfiguredDatabase(config: Config): Db {
   });
 }
 
-/** Migrates and, on the first embedded run, creates demo data: once, before anything listens. */
-export async function prepareDatabase(db: Db, config: Config) {
+/**
+ * Migrates and, on the first embedded run, creates demo data: once, before anything listens.
+ * On a later embedded run it says whether the demo tenant is there, for the banner's hint.
+ */
+export async function prepareDatabase(db: Db, config: Config): Promise<DemoData | { tenant: string } | undefined> {
   await waitForDatabase(db, config.databaseUrl, config.dbConnectRetryMs);
   await migrateToLatest(db.kysely, db.dialect);
-  return config.embeddedDefault ? createDemoTenantIfEmpty(db, config) : undefined;
+  if (!config.embeddedDefault) return undefined;
+  const created = await createDemoTenantIfEmpty(db, config);
+  if (created) return created;
+  return (await findTenantByName(db.kysely, DEMO.tenant)) ? { tenant: DEMO.tenant } : undefined;
 }
 
+type DemoData = NonNullable<Awaited<ReturnType<typeof createDemoTenantIfEmpty>>>;
+
 export function printBanner(origin: string, demo: Awaited<ReturnType<typeof prepareDatabase>>, suffix = ''): void {
-  if (demo) {
+  if (demo && 'key' in demo) {
     console.log(`
 Demo tenant "demo" created with ${demo.accounts} accounts and ${demo.payments} card payments.
 Demo API key (shown once; keys are stored hashed):
@@ -35,9 +44,15 @@ Demo API key (shown once; keys are stored hashed):
 Try it:
 
   curl -sg -H 'Authorization: Bearer ${demo.key}' '${origin}/v3/payments?per_page=2&filter[status]=succeeded&sort=-amount'
+
+The reference, to try every endpoint in a browser ("Authorize" with the key): ${origin}/docs
 `);
   } else {
-    console.log(`Listening on ${origin}${suffix}. Create an API key with: npm run --silent cli -- keys create --tenant <name> --scopes read,write`);
+    // On a restart of the embedded database the demo tenant is there: name it, not a placeholder.
+    const tenant = demo?.tenant ?? '<name>';
+    console.log(
+      `Listening on ${origin}${suffix}. Reference: ${origin}/docs. Create an API key with: npm run --silent cli -- keys create --tenant ${tenant} --scopes read,write`,
+    );
   }
 }
 

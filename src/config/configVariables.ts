@@ -1,8 +1,8 @@
-import { Type, type TSchema } from 'typebox';
+import { boolean, integer, literals, oneOf, string, stringList, type VariableSchema } from './variableSchema.ts';
 
 /**
- * Every environment variable the server and the CLI read: its type and bounds (a TypeBox
- * schema, checked with TypeBox's value checker), its default and what it is for. The README's
+ * Every environment variable the server and the CLI read: its type and bounds (a JSON Schema,
+ * variableSchema.ts), its default and what it is for. The README's
  * configuration table and `.env.example` are generated from this list (`npm run generate`), and
  * a test fails when they drift from it.
  */
@@ -10,7 +10,7 @@ export interface ConfigVariable {
   name: string;
   /** How the text is read before the schema checks it. */
   kind: 'integer' | 'boolean' | 'string' | 'trustProxy';
-  schema: TSchema;
+  schema: VariableSchema;
   /** Used when the variable is unset or empty; undefined: no value. */
   fallback: number | boolean | string | undefined;
   /** The default as the README shows it. */
@@ -31,7 +31,7 @@ export interface ConfigVariable {
 const wholeNumber = (name: string, fallback: number, description: string, min = 0, max = 2_147_483_647): ConfigVariable => ({
   name,
   kind: 'integer',
-  schema: Type.Integer({ minimum: min, maximum: max }),
+  schema: integer(min, max),
   fallback,
   shownDefault: `\`${fallback}\``,
   allowed: `a whole number from ${min} to ${max}`,
@@ -48,7 +48,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'DATABASE_URL',
     kind: 'string',
-    schema: Type.String({ pattern: '^(postgres(ql)?://[^\\s]+|sqlite:.+)$' }),
+    schema: string({ pattern: '^(postgres(ql)?://[^\\s]+|sqlite:.+)$' }),
     fallback: undefined,
     shownDefault: '`sqlite:./data/payments.sqlite`',
     allowed: '`postgres://user:password@host:5432/db` or `sqlite:<path>`',
@@ -74,7 +74,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'HOST',
     kind: 'string',
-    schema: Type.String({ minLength: 1 }),
+    schema: string({ minLength: 1 }),
     fallback: '127.0.0.1',
     shownDefault: '`127.0.0.1`',
     allowed: 'an address or host name',
@@ -84,7 +84,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'PUBLIC_URL',
     kind: 'string',
-    schema: Type.String({ pattern: '^https?://[^\\s/?#]+(/.*)?$', format: 'uri' }),
+    schema: string({ pattern: '^https?://[^\\s/?#]+(/.*)?$', format: 'uri' }),
     fallback: undefined,
     shownDefault: 'request origin',
     allowed: 'an http(s) URL such as `https://api.example.com`',
@@ -95,7 +95,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'TRUST_PROXY',
     kind: 'trustProxy',
-    schema: Type.Union([Type.Boolean(), Type.Integer({ minimum: 1, maximum: 100 }), Type.Array(Type.String(), { minItems: 1 })]),
+    schema: oneOf(boolean(), integer(1, 100), stringList(1)),
     fallback: false,
     shownDefault: 'off',
     allowed: `${BOOLEAN_ALLOWED}, a hop count (1-100), or comma-separated IP addresses/CIDRs (or loopback, linklocal, uniquelocal)`,
@@ -104,7 +104,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'LOG_LEVEL',
     kind: 'string',
-    schema: Type.Union(LOG_LEVELS.map((l) => Type.Literal(l))),
+    schema: literals(LOG_LEVELS),
     fallback: 'info',
     shownDefault: '`info`',
     allowed: LOG_LEVELS.join(', '),
@@ -113,7 +113,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'LOG_FORMAT',
     kind: 'string',
-    schema: Type.Union(LOG_FORMATS.map((l) => Type.Literal(l))),
+    schema: literals(LOG_FORMATS),
     fallback: 'auto',
     shownDefault: '`auto`',
     allowed: LOG_FORMATS.join(', '),
@@ -124,7 +124,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'PG_POOLER',
     kind: 'string',
-    schema: Type.Union(PG_POOLERS.map((l) => Type.Literal(l))),
+    schema: literals(PG_POOLERS),
     fallback: 'none',
     shownDefault: '`none`',
     allowed: PG_POOLERS.join(', '),
@@ -148,7 +148,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'CARD_FINGERPRINT_SECRET',
     kind: 'string',
-    schema: Type.String({ minLength: 16 }),
+    schema: string({ minLength: 16 }),
     fallback: 'dev-only-fingerprint-secret-change-me',
     shownDefault: 'dev value',
     allowed: 'at least 16 characters',
@@ -159,7 +159,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'CORS_ORIGINS',
     kind: 'string',
-    schema: Type.String({ pattern: '^(\\*|https?://[^\\s,]+(\\s*,\\s*https?://[^\\s,]+)*)$' }),
+    schema: string({ pattern: '^(\\*|https?://[^\\s,]+(\\s*,\\s*https?://[^\\s,]+)*)$' }),
     fallback: '',
     shownDefault: 'off',
     allowed: '`*` or comma-separated origins such as `https://app.example.com,https://admin.example.com`',
@@ -175,7 +175,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'METRICS',
     kind: 'boolean',
-    schema: Type.Boolean(),
+    schema: boolean(),
     fallback: true,
     shownDefault: 'on',
     allowed: BOOLEAN_ALLOWED,
@@ -184,7 +184,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'REDIS_URL',
     kind: 'string',
-    schema: Type.String({ pattern: '^rediss?://[^\\s]+$' }),
+    schema: string({ pattern: '^rediss?://[^\\s]+$' }),
     fallback: undefined,
     shownDefault: 'unset',
     allowed: '`redis://host:6379` (or `rediss://`)',
@@ -204,7 +204,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'WEBHOOK_ALLOW_PRIVATE_TARGETS',
     kind: 'boolean',
-    schema: Type.Boolean(),
+    schema: boolean(),
     fallback: false,
     shownDefault: 'off',
     allowed: BOOLEAN_ALLOWED,
@@ -217,7 +217,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'WEBHOOK_SENDER',
     kind: 'boolean',
-    schema: Type.Boolean(),
+    schema: boolean(),
     fallback: true,
     shownDefault: 'on',
     allowed: BOOLEAN_ALLOWED,

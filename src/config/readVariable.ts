@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
-import { Value } from 'typebox/value';
 import type { ConfigVariable } from './configVariables.ts';
+import { checkVariable } from './variableSchema.ts';
 import { maskSecret } from './maskSecret.ts';
 
 const TRUE = new Set(['true', '1', 'on', 'yes']);
@@ -47,7 +47,7 @@ export function readVariable(variable: ConfigVariable, env: NodeJS.ProcessEnv): 
   if (text === undefined || text === '') return { ok: true, value: variable.fallback };
   const value = decode(variable, text);
   const shown = JSON.stringify(maskSecret(text, variable.secret));
-  if (Value.Check(variable.schema, value) && (variable.refine?.(text) ?? true)) {
+  if (checkVariable(variable.schema, value) && (variable.refine?.(text) ?? true)) {
     const fault = variable.fault?.(text);
     return fault === undefined ? { ok: true, value } : { ok: false, line: `${variable.name}=${shown} is not valid: ${fault}` };
   }

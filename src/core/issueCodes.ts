@@ -33,10 +33,12 @@ export const ISSUE_CODES = {
   invalid_idempotency_key: 'an Idempotency-Key that is not 1–255 printable ASCII characters',
   idempotency_key_reused: 'an Idempotency-Key already used with another request',
   // Webhook endpoints
-  unsafe_webhook_url: 'a webhook URL that is not https, holds credentials, or points at a loopback, private, link-local or metadata address',
+  unsafe_webhook_url: 'a webhook URL that is not https, holds credentials, or points at or resolves to a loopback, private, link-local or metadata address',
   // Query parameters
   invalid_page: 'page is not a whole number of at least 1',
   invalid_per_page: 'per_page is not a whole number from 1 to 5000',
+  leading_zero: 'a number written with a leading zero (page=01)',
+  repeated_parameter: 'a parameter that takes one value given more than once (page=1&page=2)',
   paging_not_accepted: 'page or per_page given to an export, which sends every matching record',
   unknown_sort: 'a sort field the list does not have',
   repeated_sort: 'a sort field named twice',

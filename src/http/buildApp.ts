@@ -37,6 +37,7 @@ import { registerJsonBodyParser } from './jsonBody.ts';
 import { registerLifecycle, type Lifecycle } from './lifecycle.ts';
 import { registerMetrics } from '../metrics/registerMetrics.ts';
 import { registerWebhooks } from '../webhooks/registerWebhooks.ts';
+import type { ResolveHost } from '../webhooks/targetSafety.ts';
 
 export interface AppOptions {
   config: Pick<Config, 'publicUrl' | 'trustProxy' | 'logLevel' | 'cardFingerprintSecret'> &
@@ -53,6 +54,8 @@ export interface AppOptions {
   listTuning?: ListTuning;
   /** Prometheus metrics at /metrics (default on; METRICS=off). */
   metrics?: boolean;
+  /** How a webhook URL's host name is resolved when it is saved (the system's resolver; tests pass a fixed table). */
+  resolveHost?: ResolveHost;
 }
 
 declare module 'fastify' {
@@ -72,6 +75,7 @@ export async function buildApp({
   rateLimitPrefix,
   metrics = true,
   listTuning,
+  resolveHost,
 }: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const app = Fastify({
@@ -156,7 +160,7 @@ export async function buildApp({
   registerPaymentExportRoutes(app, exports);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);
   registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
-  registerWebhooks(app, db, lists, config.publicUrl, { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhooks });
+  registerWebhooks(app, db, lists, config.publicUrl, { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhooks }, resolveHost);
   schedulePurge(app, db.kysely);
   await app.ready();
   return app;

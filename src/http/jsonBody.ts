@@ -51,6 +51,8 @@ export function registerJsonBodyParser(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request: FastifyRequest, body: Buffer, done) => {
     const charset = charsetOf(request.headers['content-type']);
     if (charset !== undefined && !UTF8.has(charset)) return done(unsupportedCharset(charset), undefined);
+    // Read exactly as a request without a body, so an Idempotency-Key sees the same request.
+    if (body.length === 0 && request.routeOptions.config?.optionalBody) return done(null, undefined);
     parseJson(request, decodeUtf8Marking(body), done);
   });
 }

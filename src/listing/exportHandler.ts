@@ -39,8 +39,11 @@ export interface ExportContext {
 export function exportRouteConfig(spec: ListSpec) {
   return {
     exportSpec: spec,
-    queryFieldErrors: (errors: readonly SchemaError[], query: unknown) =>
-      mergeFieldErrors(listSchemaFieldErrors(spec, undefined, errors, query), pagingErrors((query ?? {}) as Record<string, unknown>)),
+    queryFieldErrors: (errors: readonly SchemaError[], query: unknown) => {
+      // Paging given to an export is wrong whatever its value: that is the one thing said of it.
+      const { page: _page, per_page: _perPage, ...unpaged } = (query ?? {}) as Record<string, unknown>;
+      return mergeFieldErrors(listSchemaFieldErrors(spec, undefined, errors, unpaged), pagingErrors((query ?? {}) as Record<string, unknown>));
+    },
   };
 }
 

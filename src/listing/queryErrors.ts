@@ -1,13 +1,10 @@
 import { addFieldError, issue, type FieldErrors, type FieldIssue } from '../core/problem.ts';
 import { bracketName, type SchemaError } from '../core/queryErrors.ts';
-import { PAGE_MESSAGE, PER_PAGE_MESSAGE } from '../pagination/pageParams.ts';
 import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
 import { filterMessage, sortMessage } from './listQuerySchema.ts';
 
 function issueFor(spec: ListSpec, segments: string[]): FieldIssue {
   const [top, filter, op] = segments;
-  if (top === 'page') return issue('invalid_page', PAGE_MESSAGE);
-  if (top === 'per_page') return issue('invalid_per_page', PER_PAGE_MESSAGE);
   if (top === 'sort') return issue('unknown_sort', sortMessage(spec));
   if (top !== 'filter') return issue('invalid', 'is not valid');
   const allowed = Object.keys(spec.filters);
@@ -31,8 +28,9 @@ export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaErro
       .slice(1)
       .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     if (error.keyword === 'additionalProperties') segments.push(String(error.params.additionalProperty));
-    // `fields` and `expand` are worded by reading them (representationQuery.ts), which names what exists.
-    if (segments.length === 0 || segments[0] === 'fields' || segments[0] === 'expand') continue;
+    // `fields` and `expand` are worded by reading them (representationQuery.ts), which names what
+    // exists; `page` and `per_page` by reading them (pageParams.ts), which says the one thing wrong.
+    if (segments.length === 0 || ['fields', 'expand', 'page', 'per_page'].includes(segments[0])) continue;
     const name = bracketName(segments);
     addFieldError(fieldErrors, name, issueFor(spec, segments));
   }

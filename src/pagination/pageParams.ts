@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { issue, validationProblem, type FieldErrors } from '../core/problem.ts';
+import { issue, validationProblem, type FieldErrors, type FieldIssue } from '../core/problem.ts';
 
 export const MAX_PER_PAGE = 5000;
 export const DEFAULT_PER_PAGE = 10;
@@ -32,16 +32,40 @@ export function parsePageParams(query: { page?: unknown; per_page?: unknown }): 
   return paging;
 }
 
-const digits = (value: unknown, fallback: number) =>
-  value === undefined ? fallback : typeof value === 'string' && /^[0-9]+$/.test(value) ? Number(value) : undefined;
+const PAGING = {
+  page: { min: 1, max: Number.MAX_SAFE_INTEGER, code: 'invalid_page', message: PAGE_MESSAGE },
+  per_page: { min: 1, max: MAX_PER_PAGE, code: 'invalid_per_page', message: PER_PAGE_MESSAGE },
+} as const;
 
-/** Paging values, or what is wrong with them beyond the schema (page × per_page past 2^53); skips values the schema refuses. */
+const TOO_LARGE = `is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`;
+
+/**
+ * One paging parameter as sent: its number, or the one thing wrong with it (given more than
+ * once, written with a leading zero, too large, or not a whole number in range), each with its
+ * own code, never two sentences where one is true.
+ */
+function readPagingValue(name: keyof typeof PAGING, value: unknown, fallback: number): { value: number } | { issue: FieldIssue } {
+  const rule = PAGING[name];
+  if (value === undefined) return { value: fallback };
+  // `page[]=1` is a list of one: not a repetition, just not a number.
+  if (Array.isArray(value) && value.length > 1) return { issue: issue('repeated_parameter', `is given ${value.length} times; give it once`) };
+  if (typeof value !== 'string' || !/^[0-9]+$/.test(value)) return { issue: issue(rule.code, rule.message) };
+  const written = value.replace(/^0+(?=[0-9])/, '');
+  const n = Number(written);
+  if (name === 'page' && n > rule.max) return { issue: issue('out_of_range', TOO_LARGE) };
+  if (n < rule.min || n > rule.max) return { issue: issue(rule.code, rule.message) };
+  if (written !== value) return { issue: issue('leading_zero', `must be written without leading zeros: ${written}`) };
+  return { value: n };
+}
+
+/** Paging values, or what is wrong with them, one sentence per parameter (the query schema's refusals of them are worded here too). */
 export function readPageParams(query: { page?: unknown; per_page?: unknown }): { paging?: PageParams; errors: FieldErrors } {
-  const page = digits(query.page, 1);
-  const perPage = digits(query.per_page, DEFAULT_PER_PAGE);
-  if (page === undefined || perPage === undefined) return { errors: {} };
-  if (!Number.isSafeInteger(page * perPage)) {
-    return { errors: { page: [issue('out_of_range', `is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`)] } };
-  }
-  return { paging: { page, perPage, offset: (page - 1) * perPage }, errors: {} };
+  const page = readPagingValue('page', query.page, 1);
+  const perPage = readPagingValue('per_page', query.per_page, DEFAULT_PER_PAGE);
+  const errors: FieldErrors = {};
+  if ('issue' in page) errors.page = [page.issue];
+  if ('issue' in perPage) errors.per_page = [perPage.issue];
+  if ('issue' in page || 'issue' in perPage) return { errors };
+  if (!Number.isSafeInteger(page.value * perPage.value)) return { errors: { page: [issue('out_of_range', TOO_LARGE)] } };
+  return { paging: { page: page.value, perPage: perPage.value, offset: (page.value - 1) * perPage.value }, errors: {} };
 }

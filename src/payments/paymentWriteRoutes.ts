@@ -13,6 +13,7 @@ import type { CardProcessor, ProcessorOutcome } from './processor/cardProcessor.
 import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
+import { OPTIONAL_BODY } from '../core/optionalBody.ts';
 import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });
@@ -72,7 +73,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
   };
 
   app.post('/v3/payments/:payment/capture', {
-    config: { scope: 'write' },
+    config: { scope: 'write', ...OPTIONAL_BODY },
     schema: {
       summary: 'Capture an authorized payment (optionally less)',
       tags: ['payments'],
@@ -91,7 +92,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
   });
 
   app.post('/v3/payments/:payment/cancel', {
-    config: { scope: 'write' },
+    config: { scope: 'write', ...OPTIONAL_BODY },
     schema: { summary: 'Cancel a pending or authorized payment', tags: ['payments'], params: PaymentParams, response: PaymentResponse },
     handler: (request, reply) => {
       return idempotentPost(db, secret, request, reply, async (write) => {
@@ -103,7 +104,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
   });
 
   app.post('/v3/payments/:payment/refunds', {
-    config: { scope: 'write' },
+    config: { scope: 'write', ...OPTIONAL_BODY },
     schema: { summary: 'Refund a captured payment, all or part', tags: ['payments'], params: PaymentParams, body: RefundBody, response: PaymentResponse },
     preValidation: defaultToEmptyBody,
     handler: (request, reply) => {

@@ -5,6 +5,7 @@ import { withDeliveryResource } from '../events/deliveryResource.ts';
 import { DatabasePause, type SenderLog } from './databasePause.ts';
 import { claimDue, promoteNext, type Delivery } from './deliveryQueue.ts';
 import { sendAttempt, signedHeaders, type AttemptOutcome } from './sendAttempt.ts';
+import { durationText } from './durationText.ts';
 
 /** Deliveries one sender has in flight at most (each endpoint's one at a time). */
 const MAX_IN_FLIGHT = 20;
@@ -35,7 +36,9 @@ async function recordOutcome(
   chain: boolean,
 ): Promise<Delivery | undefined> {
   const now = new Date();
-  const attempts = delivery.attempts + 1;
+  // A delivery to a disabled endpoint is not sent: `attempts` counts only requests made.
+  const sent = endpointEnabled;
+  const attempts = delivery.attempts + (sent ? 1 : 0);
   const firstAttemptAt = delivery.first_attempt_at ?? (delivery.attempts > 0 ? delivery.created_at : now.toISOString());
   const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   const gaveUp = !ok && (!endpointEnabled || now.getTime() - Date.parse(firstAttemptAt) >= settings.giveUpAfterMs);
@@ -44,10 +47,10 @@ async function recordOutcome(
     ...delivery,
     status: ok ? 'succeeded' : gaveUp ? 'failed' : 'pending',
     attempts,
-    first_attempt_at: firstAttemptAt,
+    first_attempt_at: sent ? firstAttemptAt : delivery.first_attempt_at,
     next_attempt_at: ok || gaveUp ? null : new Date(now.getTime() + retryDelayMs(attempts, settings.retryBaseMs)).toISOString(),
-    last_status_code: outcome.statusCode,
-    last_latency_ms: outcome.latencyMs,
+    last_status_code: sent ? outcome.statusCode : delivery.last_status_code,
+    last_latency_ms: sent ? outcome.latencyMs : delivery.last_latency_ms,
     last_error: ok ? null : last,
     updated_at: now.toISOString(),
   });
@@ -66,7 +69,7 @@ async function recordOutcome(
       if (current.consecutive_failures !== 0) await endpoint.set({ consecutive_failures: 0 }).execute();
     } else if (!gaveUp) await endpoint.set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) })).execute();
     else {
-      const reason = `Deliveries failed for ${Math.round(settings.giveUpAfterMs / 3_600_000)} h (${current.consecutive_failures + 1} attempts in a row; last: ${last})`;
+      const reason = `Deliveries failed for ${durationText(settings.giveUpAfterMs)} (${current.consecutive_failures + 1} attempts in a row; last: ${last})`;
       const resource = JSON.parse(current.resource) as Record<string, unknown>;
       Object.assign(resource, { enabled: false, disabled_reason: reason, updated_at: now.toISOString() });
       await endpoint

@@ -4,6 +4,7 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { notFound } from '../core/problem.ts';
+import { OPTIONAL_BODY } from '../core/optionalBody.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
 import type { ListContext } from '../listing/fetchListPage.ts';
@@ -22,7 +23,8 @@ import {
   WebhookEndpointSchema,
   WebhookEndpointWithSecretSchema,
 } from './endpointSchemas.ts';
-import { createEndpoint, deleteEndpoint, rotateSecret, updateEndpoint } from './endpointWrites.ts';
+import { checkTargetUrl, createEndpoint, deleteEndpoint, rotateSecret, updateEndpoint } from './endpointWrites.ts';
+import type { ResolveHost } from './targetSafety.ts';
 import { EventParams, findEvent } from './eventRoutes.ts';
 import { resendEvent } from './resendEvent.ts';
 
@@ -46,7 +48,14 @@ async function findEndpoint(db: Db, tenantId: string, id: string) {
 }
 
 /** Webhook endpoints: the write scope for everything (an endpoint receives the tenant's data), each tenant its own. */
-export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined, allowPrivate: boolean): void {
+export function registerEndpointRoutes(
+  fastify: FastifyInstance,
+  db: Db,
+  lists: ListContext,
+  publicUrl: string | undefined,
+  allowPrivate: boolean,
+  resolveHost: ResolveHost,
+): void {
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   const write = { scope: 'write' as const };
 
@@ -59,7 +68,8 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
       response: { 201: ResourceSchema(WebhookEndpointWithSecretSchema) },
     },
     handler: async (request, reply) => {
-      const row = await inWriteTransaction(db, (w) => createEndpoint(w, request.caller.tenantId, request.body, allowPrivate));
+      await checkTargetUrl(request.body.url, allowPrivate, resolveHost);
+      const row = await inWriteTransaction(db, (w) => createEndpoint(w, request.caller.tenantId, request.body));
       return reply
         .code(201)
         .header('location', `/v3/webhook_endpoints/${row.id}`)
@@ -112,7 +122,8 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
     },
     handler: async (request) => {
       const id = endpointId(request.params.endpoint);
-      const row = await inWriteTransaction(db, (w) => updateEndpoint(w, request.caller.tenantId, id, request.body, allowPrivate));
+      if (request.body.url !== undefined) await checkTargetUrl(request.body.url, allowPrivate, resolveHost);
+      const row = await inWriteTransaction(db, (w) => updateEndpoint(w, request.caller.tenantId, id, request.body));
       return { data: toEndpointResource(row) };
     },
   });
@@ -128,7 +139,7 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
   });
 
   app.post('/v3/webhook_endpoints/:endpoint/rotate_secret', {
-    config: write,
+    config: { ...write, ...OPTIONAL_BODY },
     schema: {
       summary: 'Rotate the signing secret (shown once; the old one also signs for 24 hours)',
       tags: TAGS,
@@ -166,7 +177,7 @@ export function registerEndpointRoutes(fastify: FastifyInstance, db: Db, lists: 
   });
 
   app.post('/v3/events/:event/resend', {
-    config: write,
+    config: { ...write, ...OPTIONAL_BODY },
     schema: {
       summary: 'Send an event again to every enabled endpoint that wants its type',
       tags: TAGS,

@@ -3,18 +3,22 @@ import { newId } from '../core/resourceId.ts';
 import { notFound, validationProblem } from '../core/problem.ts';
 import { newSigningSecret, withEndpointResource } from './endpointResource.ts';
 import type { CreateEndpointInput, UpdateEndpointInput } from './endpointSchemas.ts';
-import { urlProblem } from './targetSafety.ts';
+import { resolvedTargetProblem, urlProblem, type ResolveHost } from './targetSafety.ts';
 
 /** How long the old secret keeps signing after a rotation: receivers have a day to switch. */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
 
-function checkUrl(url: string, allowPrivate: boolean) {
-  const problem = urlProblem(url, allowPrivate);
+/**
+ * Refuses a URL a webhook may not go to: its form, then the addresses its name resolves to now.
+ * Called before the write's transaction: a DNS lookup never holds a database connection.
+ */
+export async function checkTargetUrl(url: string, allowPrivate: boolean, resolveHost: ResolveHost): Promise<void> {
+  const problem = urlProblem(url, allowPrivate) ?? (await resolvedTargetProblem(url, allowPrivate, resolveHost));
   if (problem) throw validationProblem({ url: [{ code: 'unsafe_webhook_url', message: problem }] });
 }
 
-export async function createEndpoint({ trx }: Write, tenantId: string, input: CreateEndpointInput, allowPrivate: boolean) {
-  checkUrl(input.url, allowPrivate);
+/** A new endpoint; its URL has passed checkTargetUrl. */
+export async function createEndpoint({ trx }: Write, tenantId: string, input: CreateEndpointInput) {
   const now = new Date().toISOString();
   const row = withEndpointResource({
     id: newId('whe'),
@@ -40,8 +44,8 @@ async function lockEndpoint({ trx }: Write, tenantId: string, id: string) {
   return row;
 }
 
-export async function updateEndpoint(write: Write, tenantId: string, id: string, input: UpdateEndpointInput, allowPrivate: boolean) {
-  if (input.url !== undefined) checkUrl(input.url, allowPrivate);
+/** Changes an endpoint; a new URL has passed checkTargetUrl. */
+export async function updateEndpoint(write: Write, tenantId: string, id: string, input: UpdateEndpointInput) {
   const current = await lockEndpoint(write, tenantId, id);
   const enabling = input.enabled === true;
   const row = withEndpointResource({

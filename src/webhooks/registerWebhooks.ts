@@ -6,6 +6,7 @@ import { purgeExpiredEvents } from '../events/purgeEvents.ts';
 import { startDeliverySender } from './deliverySender.ts';
 import { registerEndpointRoutes } from './endpointRoutes.ts';
 import { registerEventRoutes } from './eventRoutes.ts';
+import { systemResolveHost, type ResolveHost } from './targetSafety.ts';
 
 const PURGE_EVERY_MS = 10 * 60 * 1000;
 
@@ -15,9 +16,16 @@ const PURGE_EVERY_MS = 10 * 60 * 1000;
  * every instance and worker claims with SKIP LOCKED) and is stopped, in-flight attempts finished,
  * when the app closes (SIGTERM).
  */
-export function registerWebhooks(app: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined, settings: WebhookSettings): void {
+export function registerWebhooks(
+  app: FastifyInstance,
+  db: Db,
+  lists: ListContext,
+  publicUrl: string | undefined,
+  settings: WebhookSettings,
+  resolveHost: ResolveHost = systemResolveHost,
+): void {
   registerEventRoutes(app, db, lists, publicUrl);
-  registerEndpointRoutes(app, db, lists, publicUrl, settings.allowPrivateTargets);
+  registerEndpointRoutes(app, db, lists, publicUrl, settings.allowPrivateTargets, resolveHost);
   const purge = () => purgeExpiredEvents(db, settings.eventRetentionDays).catch((err) => app.log.warn({ err }, 'event purge failed'));
   const timer = setInterval(purge, PURGE_EVERY_MS);
   timer.unref();

@@ -2,7 +2,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { Webhook } from 'standardwebhooks';
 import { isIP } from 'node:net';
-import { guardedLookup, isForbiddenAddress } from './targetSafety.ts';
+import { guardedLookup, isForbiddenAddress, targetHost } from './targetSafety.ts';
 
 /** What one attempt got: a status code (any, redirects included: they are not followed) or an error, and how long it took. */
 export interface AttemptOutcome {
@@ -27,7 +27,7 @@ export function sendAttempt(url: string, body: string, headers: Record<string, s
   return new Promise((resolve) => {
     const target = new URL(url);
     // An address in the URL is connected to without a lookup: check it here.
-    const host = target.hostname.replace(/^\[|\]$/g, '');
+    const host = targetHost(target);
     if (!allowPrivate && isIP(host) !== 0 && isForbiddenAddress(host)) {
       resolve({ statusCode: null, error: `${host} is a loopback, private, link-local or metadata address`, latencyMs: 0 });
       return;

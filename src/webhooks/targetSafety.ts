@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns';
+import { lookup as lookupAll } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
@@ -36,7 +37,46 @@ export function isForbiddenAddress(address: string): boolean {
   return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** Why `url` cannot be an endpoint (its form; addresses are checked when connecting), or undefined. */
+/**
+ * Where a developer's own receiver runs: this machine or a private network. Refusing one of these
+ * names the setting that allows it; link-local and metadata addresses never get the hint.
+ */
+const LOCAL = new BlockList();
+for (const [net, bits] of [
+  ['10.0.0.0', 8],
+  ['127.0.0.0', 8],
+  ['172.16.0.0', 12],
+  ['192.168.0.0', 16],
+] as const)
+  LOCAL.addSubnet(net, bits, 'ipv4');
+LOCAL.addAddress('::1', 'ipv6');
+LOCAL.addSubnet('fc00::', 7, 'ipv6');
+
+function isLocalAddress(address: string): boolean {
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
+  if (mapped) return LOCAL.check(mapped[1], 'ipv4');
+  const family = isIP(address);
+  return family !== 0 && LOCAL.check(address, family === 4 ? 'ipv4' : 'ipv6');
+}
+
+/**
+ * The host as DNS and the address checks read it: without IPv6 brackets and without the
+ * trailing dots of a fully qualified name (`localhost.` is `localhost`).
+ */
+export function targetHost(url: URL): string {
+  return url.hostname.replace(/^\[|\]$/g, '').replace(/\.+$/, '');
+}
+
+function isLocalhostName(host: string): boolean {
+  return host === 'localhost' || host.endsWith('.localhost');
+}
+
+const FORBIDDEN_TARGET = 'must not point at a loopback, private, link-local or metadata address';
+/** Said to whoever points a webhook at their own machine or network: the operator's switch for that. */
+export const LOCAL_TESTING_HINT =
+  'for a receiver on your own machine or network, start the server with WEBHOOK_ALLOW_PRIVATE_TARGETS=true (local testing only)';
+
+/** Why `url` cannot be an endpoint by its form and literal host, or undefined (names are resolved by resolvedTargetProblem). */
 export function urlProblem(url: string, allowPrivate: boolean): string | undefined {
   let parsed: URL;
   try {
@@ -45,12 +85,52 @@ export function urlProblem(url: string, allowPrivate: boolean): string | undefin
     return 'is not an absolute URL';
   }
   if (parsed.username || parsed.password) return 'must not carry credentials';
-  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) return 'must be https';
-  const host = parsed.hostname.replace(/^\[|\]$/g, '');
-  if (!allowPrivate && (host === 'localhost' || host.endsWith('.localhost') || (isIP(host) !== 0 && isForbiddenAddress(host)))) {
-    return 'must not point at a loopback, private, link-local or metadata address';
+  const host = targetHost(parsed);
+  const literal = isIP(host) !== 0;
+  const local = isLocalhostName(host) || (literal && isLocalAddress(host));
+  if (parsed.protocol !== 'https:' && !(allowPrivate && parsed.protocol === 'http:')) {
+    return parsed.protocol === 'http:' && local ? `must be https; ${LOCAL_TESTING_HINT}` : 'must be https';
+  }
+  if (!allowPrivate && (isLocalhostName(host) || (literal && isForbiddenAddress(host)))) {
+    return local ? `${FORBIDDEN_TARGET}; ${LOCAL_TESTING_HINT}` : FORBIDDEN_TARGET;
   }
   return undefined;
+}
+
+/** The addresses a host name resolves to; a name that does not resolve (yet) gives none. */
+export type ResolveHost = (host: string) => Promise<string[]>;
+
+/** How long a save waits for DNS: a name still unresolved then is checked again on every attempt. */
+const RESOLVE_TIMEOUT_MS = 3000;
+
+/** The system's resolver (what connecting uses: /etc/hosts, then DNS), bounded in time. */
+export const systemResolveHost: ResolveHost = (host) =>
+  new Promise((resolve) => {
+    const timer = setTimeout(() => resolve([]), RESOLVE_TIMEOUT_MS);
+    lookupAll(host, { all: true })
+      .then(
+        (addresses) => addresses.map((a) => a.address),
+        () => [],
+      )
+      .then((addresses) => {
+        clearTimeout(timer);
+        resolve(addresses);
+      });
+  });
+
+/**
+ * Why the addresses `url`'s host name resolves to now make it no endpoint, or undefined: a name
+ * pointing at a loopback or private address is refused when it is saved, not only when it is
+ * sent to (every attempt checks the addresses it connects to again: DNS can change).
+ */
+export async function resolvedTargetProblem(url: string, allowPrivate: boolean, resolveHost: ResolveHost): Promise<string | undefined> {
+  if (allowPrivate) return undefined;
+  const host = targetHost(new URL(url));
+  if (isIP(host) !== 0) return undefined;
+  const bad = (await resolveHost(host)).find(isForbiddenAddress);
+  if (bad === undefined) return undefined;
+  const refused = `must not resolve to a loopback, private, link-local or metadata address (${host} resolves to ${bad})`;
+  return isLocalAddress(bad) ? `${refused}; ${LOCAL_TESTING_HINT}` : refused;
 }
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | Array<{ address: string; family: number }>, family?: number) => void;

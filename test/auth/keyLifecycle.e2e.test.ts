@@ -109,6 +109,27 @@ describe('the API key lifecycle: create with expiry, list, revoke, rotate (CLI),
     expect((await get(first, rotated)).status).toBe(200);
   });
 
+  it('refuses to rotate a key that is already being rotated, saying how to end it or rotate its successor, and leaves one successor', async () => {
+    await cli('tenants', 'create', 'twice');
+    const old = (await cli('keys', 'create', '--tenant', 'twice', '--scopes', 'read')).trim();
+    const successor = (await cli('keys', 'rotate', old.slice(0, 10), '--grace', '1m')).trim();
+    const again = cli('keys', 'rotate', old.slice(0, 10), '--grace', '0');
+    await expect(again).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`${old.slice(0, 10)} is already being rotated: ${successor.slice(0, 10)}… replaces it, and it works until `),
+    });
+    await expect(again).rejects.toMatchObject({
+      stderr: expect.stringContaining(
+        `to end that now: npm run --silent cli -- keys revoke ${old.slice(0, 10)}; to rotate again: npm run --silent cli -- keys rotate ${successor.slice(0, 10)}`,
+      ),
+    });
+    expect((await listed('twice')).map((row) => row[0]).sort()).toEqual([old.slice(0, 10), successor.slice(0, 10)].sort());
+    expect((await get(first, old)).status).toBe(200);
+    expect((await get(first, successor)).status).toBe(200);
+    // The successor is a key like any other: it can be rotated in its turn.
+    expect((await cli('keys', 'rotate', successor.slice(0, 10), '--grace', '0')).trim()).toMatch(/^apk_/);
+  });
+
   it('refuses an expired key with a 401 that says it expired, and a key rotated with no grace at once', async () => {
     // Long enough for a loaded machine to start the CLI, short enough to wait for.
     const key = (await cli('keys', 'create', '--tenant', 'acme', '--scopes', 'read', '--expires', '10s')).trim();

@@ -28,6 +28,27 @@ describe('the command line (npm run --silent cli -- …)', () => {
     await expect(cli('keys', 'create', '--tenant', 'acme', '--scopes', 'admin')).rejects.toMatchObject({ code: 2 });
   });
 
+  it('says how to run the CLI in its hints, and says so when it makes a read-only key by default', async () => {
+    await expect(cli('keys', 'create', '--tenant', 'nosuch', '--scopes', 'read')).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('no tenant nosuch; create it with: npm run --silent cli -- tenants create nosuch'),
+    });
+    await cli('tenants', 'create', 'readers');
+    const made = await cli('keys', 'create', '--tenant', 'readers');
+    expect(made.stdout).toMatch(/^apk_[A-Za-z0-9_-]{40}\n$/);
+    expect(made.stderr).toContain('made a read-only key (scopes: read); for one that writes too, add --scopes read,write');
+    expect((await cli('keys', 'create', '--tenant', 'readers', '--scopes', 'read')).stderr).not.toContain('read-only');
+  });
+
+  it('reads the database without loading what it does not use: no HTTP stack, no TypeBox, no progress bar', async () => {
+    const { stderr } = await run(process.execPath, ['--import', './test/support/loadedPackages.ts', 'src/cli/main.ts', 'tenants', 'list'], {
+      env: { ...process.env, ...database.env, LOG_LEVEL: 'silent' },
+    });
+    const loaded = /loaded packages: (.*)/.exec(stderr)?.[1].split(' ') ?? [];
+    expect(loaded).toContain('kysely');
+    for (const unused of ['fastify', 'typebox', 'cli-progress', 'pino']) expect(loaded).not.toContain(unused);
+  });
+
   it('seeds exactly N accounts and M payments, creating the tenant, deterministically', async () => {
     await cli('seed', '--tenant', 'seeded', '--accounts', '12', '--payments', '345', '--seed', '9');
     await cli('seed', '--tenant', 'seeded', '--accounts', '3', '--payments', '5', '--seed', '9');

@@ -36,6 +36,7 @@ describe('serve on the embedded default database (the README’s first command)'
     const banner = await ready;
     const key = /Bearer (apk_[A-Za-z0-9_-]+)/.exec(banner)![1];
     const url = /'(http:\/\/[^']+)'/.exec(banner)![1];
+    expect(banner).toContain(`${new URL(url).origin}/docs`);
     const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
     expect(response.status).toBe(200);
     const body = (await response.json()) as { meta: { total: number }; data: unknown[] };
@@ -52,7 +53,9 @@ describe('serve on the embedded default database (the README’s first command)'
     const { child, ready } = start(dir);
     const banner = await ready;
     expect(banner).not.toContain('Demo API key');
-    expect(banner).toContain('keys create');
+    // The demo tenant is there: the hint names it, and the reference.
+    expect(banner).toMatch(/Reference: http:\/\/127\.0\.0\.1:\d+\/docs\./);
+    expect(banner).toContain('npm run --silent cli -- keys create --tenant demo --scopes read,write');
     const exited = exitOf(child);
     child.kill('SIGTERM');
     expect(await exited).toBe(0);

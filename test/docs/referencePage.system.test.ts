@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 import { startServer, type ServerProcess } from '../support/serverProcess.ts';
 import { launchChromium } from '../support/browser.ts';
-import { DOCS_CSP } from '../../src/docs/referencePage.ts';
+import { DOCS_CSP, PRODUCT_NAME } from '../../src/docs/referencePage.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import { seed } from '../support/seedHelpers.ts';
 
@@ -83,6 +83,30 @@ describe('the reference page at /docs, in headless Chromium', { timeout: 60_000 
     expect(foreign).toEqual([]);
     expect(failures).toEqual([]);
     expect(cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('names the product in its top bar, and its problem table keeps the header words apart', async () => {
+    const page = await chromium.context.newPage();
+    await page.goto(`${server.url}/docs`, { waitUntil: 'load' });
+    const logo = page.locator('.topbar .topbar-wrapper a.link img');
+    await expect.poll(async () => (await logo.getAttribute('src'))?.startsWith('data:image/svg+xml'), { timeout: 20_000 }).toBe(true);
+    const svg = Buffer.from(((await logo.getAttribute('src')) ?? '').split(',')[1], 'base64').toString('utf8');
+    expect(svg).toContain(`>${PRODUCT_NAME.replace('&', '&amp;')}</text>`);
+    expect(svg.toLowerCase()).not.toContain('fastify');
+    // Each header's words end at least a few pixels before the next header's begin.
+    const header = page.locator('.info table').first().locator('thead th');
+    await header.first().waitFor({ timeout: 20_000 });
+    const edges = await header.evaluateAll((cells) =>
+      cells.map((cell) => {
+        const range = cell.ownerDocument.createRange();
+        range.selectNodeContents(cell);
+        const text = range.getBoundingClientRect();
+        return { text: cell.textContent, left: text.left, right: text.right };
+      }),
+    );
+    expect(edges.map((e) => e.text)).toEqual(['name', 'status', 'title', 'when']);
+    for (let i = 1; i < edges.length; i++) expect(edges[i].left - edges[i - 1].right, `${edges[i - 1].text} | ${edges[i].text}`).toBeGreaterThanOrEqual(8);
     await page.close();
   });
 

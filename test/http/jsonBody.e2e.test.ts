@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { NOT_UNICODE_MESSAGE } from '../../src/http/invalidText.ts';
+import { card } from '../support/cards.ts';
 
 /**
  * JSON bodies are read as UTF-8 from their bytes: bytes that are not UTF-8 inside a string are a
@@ -74,4 +75,59 @@ describe('JSON bodies are UTF-8, byte for byte', () => {
       expect((await t.get(`/v3/accounts/${response.json().data.id}`, key)).body.data.name).toBe(name);
     },
   );
+});
+
+/**
+ * Every JSON client library labels a POST `application/json`, body or not: on routes whose body
+ * may be left out, an empty body is read as no body (the defaults), never "Body cannot be empty".
+ */
+describe('an empty JSON body where the body is optional', () => {
+  let t: TestContext;
+  let key: string;
+  let account: string;
+  beforeAll(async () => {
+    t = await createTestApp();
+    key = (await t.tenant('empty-bodies')).key;
+    account = (await t.send('POST', '/v3/accounts', key, { name: 'Ada', email: 'ada@example.com', currency: 'EUR' })).body.data.id;
+  });
+  afterAll(() => t.close());
+
+  const pay = async (capture: boolean) =>
+    (await t.send('POST', '/v3/payments', key, { account_id: account, amount: 2500, currency: 'EUR', capture, card: card() })).body.data.id as string;
+  const emptyJson = (url: string, headers: Record<string, string> = {}) =>
+    t.app.inject({ method: 'POST', url, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...headers }, payload: '' });
+
+  it('captures the whole amount, cancels, and refunds everything left, as without a body', async () => {
+    const captured = await emptyJson(`/v3/payments/${await pay(false)}/capture`);
+    expect(captured.statusCode, captured.body).toBe(200);
+    expect(captured.json().data).toMatchObject({ status: 'succeeded', amount: 2500, captured_at: expect.any(String) });
+    const canceled = await emptyJson(`/v3/payments/${await pay(false)}/cancel`);
+    expect(canceled.statusCode, canceled.body).toBe(200);
+    expect(canceled.json().data.status).toBe('canceled');
+    const refunded = await emptyJson(`/v3/payments/${await pay(true)}/refunds`);
+    expect(refunded.statusCode, refunded.body).toBe(200);
+    expect(refunded.json().data).toMatchObject({ status: 'refunded', amount_refunded: 2500 });
+  });
+
+  it('is the same request as no body to an Idempotency-Key: replayed, not "another request"', async () => {
+    const id = await pay(true);
+    const first = await t.send('POST', `/v3/payments/${id}/refunds`, key, undefined, { 'idempotency-key': 'refund-empty' });
+    expect(first.status).toBe(200);
+    const again = await emptyJson(`/v3/payments/${id}/refunds`, { 'idempotency-key': 'refund-empty' });
+    expect(again.statusCode, again.body).toBe(200);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('rotates a webhook secret and resends an event with an empty JSON body', async () => {
+    const hook = (await t.send('POST', '/v3/webhook_endpoints', key, { url: 'https://shop.example.com/hooks', enabled_events: ['*'] })).body.data;
+    expect((await emptyJson(`/v3/webhook_endpoints/${hook.id}/rotate_secret`)).statusCode).toBe(200);
+    const event = (await t.get('/v3/events', key)).body.data[0].id;
+    expect((await emptyJson(`/v3/events/${event}/resend`)).statusCode).toBe(202);
+  });
+
+  it('still refuses an empty JSON body where a body is required', async () => {
+    const response = await emptyJson('/v3/accounts');
+    expect(response.statusCode).toBe(400);
+    expect(response.json().detail).toMatch(/empty/i);
+  });
 });

@@ -48,6 +48,32 @@ describe('paging values are validated exactly (API.md §1)', () => {
     });
   }
 
+  it.each([
+    ['page=01', { page: ['must be written without leading zeros: 1'] }, { page: ['leading_zero'] }],
+    ['page=007&per_page=5', { page: ['must be written without leading zeros: 7'] }, { page: ['leading_zero'] }],
+    ['page=1&page=1', { page: ['is given 2 times; give it once'] }, { page: ['repeated_parameter'] }],
+    ['page=99999999999999999999', { page: [`is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`] }, { page: ['out_of_range'] }],
+    ['page=9007199254740991', { page: [`is too large: page × per_page must stay below ${Number.MAX_SAFE_INTEGER}`] }, { page: ['out_of_range'] }],
+    ['per_page=05', { per_page: ['must be written without leading zeros: 5'] }, { per_page: ['leading_zero'] }],
+    ['per_page=2&per_page=2&per_page=2', { per_page: ['is given 3 times; give it once'] }, { per_page: ['repeated_parameter'] }],
+    ['per_page=99999999999999999999', { per_page: ['must be an integer between 1 and 5000'] }, { per_page: ['invalid_per_page'] }],
+    ['page=0', { page: ['must be an integer of at least 1'] }, { page: ['invalid_page'] }],
+    ['page[]=1', { page: ['must be an integer of at least 1'] }, { page: ['invalid_page'] }],
+  ])('says the one thing wrong with %s, with its code', async (query, errors, codes) => {
+    const { status, body } = await t.get(`/v3/payments?${query}`, key);
+    expect(status).toBe(422);
+    expect(body.errors).toEqual(errors);
+    expect(body.codes).toEqual(codes);
+  });
+
+  it('says only that an export takes no paging, whatever the value', async () => {
+    for (const query of ['per_page=01', 'page=1&page=1', 'page=99999999999999999999']) {
+      const { status, body } = await t.get(`/v3/payments/export?${query}`, key);
+      expect(status).toBe(422);
+      expect(Object.values(body.codes).flat()).toEqual(['paging_not_accepted']);
+    }
+  });
+
   it('says the per_page range in Laravel’s error shape', async () => {
     const { body } = await t.get('/v3/payments?per_page=5001', key);
     expect(body.errors).toEqual({ per_page: ['must be an integer between 1 and 5000'] });

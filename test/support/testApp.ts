@@ -6,6 +6,8 @@ import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.t
 import type { Scope } from '../../src/auth/apiKey.ts';
 import type { ListTuning } from '../../src/listing/fetchListPage.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
+import { resolveTestHost } from './testHosts.ts';
+import type { ResolveHost } from '../../src/webhooks/targetSafety.ts';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -38,6 +40,8 @@ type TestAppConfig = {
   logger?: FastifyServerOptions['logger'];
   /** The webhook sender is off in tests unless asked for here (tests that deliver set `sender: true`). */
   webhooks?: Partial<WebhookSettings>;
+  /** Webhook host names are resolved from a fixed table (testHosts.ts), never by DNS. */
+  resolveHost?: ResolveHost;
 };
 
 /** An app on a given database. */
@@ -57,6 +61,7 @@ export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
     redis: config.redis,
     listTuning: config.listTuning,
     rateLimitPrefix: config.rateLimitPrefix,
+    resolveHost: config.resolveHost ?? resolveTestHost,
   });
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestApp, type TestContext } from '../support/testApp.ts';
+import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
 
 describe('managing webhook endpoints', () => {
   let t: TestContext;
@@ -50,6 +50,71 @@ describe('managing webhook endpoints', () => {
     const refused = await create({ url });
     expect(refused.status).toBe(422);
     expect(refused.body.errors.url.join(' ')).toContain(message);
+  });
+
+  it.each(['https://localhost./hooks', 'https://LOCALHOST.:8443/hooks', 'https://api.localhost./hooks'])(
+    'refuses %s: a trailing dot names the same host',
+    async (url) => {
+      const refused = await create({ url });
+      expect(refused.status).toBe(422);
+      expect(refused.body.codes.url).toEqual(['unsafe_webhook_url']);
+      expect(refused.body.errors.url.join(' ')).toContain('loopback');
+    },
+  );
+
+  it.each([
+    ['https://loopback.example.test/hooks', 'loopback.example.test resolves to 127.0.0.1'],
+    ['https://intranet.example.test/hooks', 'intranet.example.test resolves to 10.0.0.8'],
+    ['https://metadata.example.test/hooks', 'metadata.example.test resolves to 169.254.169.254'],
+    ['https://split.example.test/hooks', 'split.example.test resolves to ::1'],
+  ])('refuses %s when it is saved: the name resolves to an address a webhook may not reach', async (url, said) => {
+    const refused = await create({ url });
+    expect(refused.status).toBe(422);
+    expect(refused.body.codes.url).toEqual(['unsafe_webhook_url']);
+    expect(refused.body.errors.url.join(' ')).toContain(said);
+    const id = (await create({})).body.data.id;
+    const changed = await t.send('PATCH', `/v3/webhook_endpoints/${id}`, key, { url });
+    expect(changed.status).toBe(422);
+    expect((await t.get(`/v3/webhook_endpoints/${id}`, key)).body.data.url).toBe('https://shop.example.com/hooks');
+  });
+
+  it('saves a name that resolves to a public address, or to nothing yet (every attempt checks it again)', async () => {
+    expect((await create({ url: 'https://public.example.test/hooks' })).status).toBe(201);
+    expect((await create({ url: 'https://not-yet.example.test/hooks' })).status).toBe(201);
+  });
+
+  it('names WEBHOOK_ALLOW_PRIVATE_TARGETS when the URL is on this machine or a private network, and only then', async () => {
+    for (const url of [
+      'http://127.0.0.1:8080/hooks',
+      'http://localhost:8080/hooks',
+      'https://localhost/hooks',
+      'https://192.168.1.20/hooks',
+      'https://loopback.example.test/hooks',
+    ]) {
+      const refused = await create({ url });
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors.url.join(' ')).toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS=true');
+    }
+    for (const url of ['http://shop.example.com/hooks', 'https://169.254.169.254/latest/meta-data/', 'https://metadata.example.test/hooks']) {
+      expect((await create({ url })).body.errors.url.join(' ')).not.toContain('WEBHOOK_ALLOW_PRIVATE_TARGETS');
+    }
+  });
+
+  it('takes private and http targets, unresolved, when the operator allows them', async () => {
+    const local = await appOn(t.database, { webhooks: { allowPrivateTargets: true } });
+    try {
+      for (const url of ['http://127.0.0.1:8080/hooks', 'https://localhost./hooks', 'https://loopback.example.test/hooks']) {
+        const created = await local.inject({
+          method: 'POST',
+          url: '/v3/webhook_endpoints',
+          headers: { authorization: `Bearer ${key}` },
+          payload: { url, enabled_events: ['*'] },
+        });
+        expect(created.statusCode).toBe(201);
+      }
+    } finally {
+      await local.close();
+    }
   });
 
   it('refuses unknown event types and empty lists', async () => {

@@ -102,8 +102,13 @@ describe('an endpoint given up on, with events queued behind the failing one', (
       );
       const [head, ...queued] = (await t.get(`/v3/webhook_endpoints/${hook.id}/deliveries`, key)).body.data;
       expect(head).toMatchObject({ status: 'failed', last_status_code: 500 });
-      for (const d of queued) expect(d).toMatchObject({ status: 'failed', attempts: 1, last_error: 'endpoint disabled', last_status_code: null });
-      expect((await t.get(`/v3/webhook_endpoints/${hook.id}`, key)).body.data.enabled).toBe(false);
+      // Never sent: no attempt counted, nothing measured; last_error says why.
+      for (const d of queued)
+        expect(d).toMatchObject({ status: 'failed', attempts: 0, last_error: 'endpoint disabled', last_status_code: null, last_latency_ms: null });
+      expect(receiver.received.every((r) => r.id === receiver.received[0].id)).toBe(true);
+      const endpoint = (await t.get(`/v3/webhook_endpoints/${hook.id}`, key)).body.data;
+      expect(endpoint.enabled).toBe(false);
+      expect(endpoint.disabled_reason).toMatch(/^Deliveries failed for 400 ms \(\d+ attempts in a row; last: HTTP 500\)$/);
       receiver.answerWith(() => ({ status: 204 }));
       await t.send('PATCH', `/v3/webhook_endpoints/${hook.id}`, key, { enabled: true });
       await t.send('POST', '/v3/accounts', key, { name: 'D', email: 'a@example.com', currency: 'EUR' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isForbiddenAddress, urlProblem } from '../../src/webhooks/targetSafety.ts';
+import { isForbiddenAddress, resolvedTargetProblem, systemResolveHost, urlProblem } from '../../src/webhooks/targetSafety.ts';
 import { retryDelayMs } from '../../src/webhooks/deliverySender.ts';
 
 describe('where a webhook may go', () => {
@@ -34,6 +34,39 @@ describe('where a webhook may go', () => {
     expect(urlProblem('not a url', false)).toMatch(/absolute/);
     expect(urlProblem('http://127.0.0.1:8080/hooks', true)).toBeUndefined();
     expect(urlProblem('ftp://shop.example.com/', true)).toBe('must be https');
+  });
+});
+
+describe('host names at save', () => {
+  it('reads a name with a trailing dot as the same name', () => {
+    expect(urlProblem('https://localhost./hooks', false)).toMatch(/loopback/);
+    expect(urlProblem('https://LOCALHOST.:8443/hooks', false)).toMatch(/loopback/);
+    expect(urlProblem('https://api.localhost../hooks', false)).toMatch(/loopback/);
+    expect(urlProblem('https://127.0.0.1./hooks', false)).toMatch(/loopback/);
+    expect(urlProblem('https://shop.example.com./hooks', false)).toBeUndefined();
+  });
+
+  it('refuses a name that resolves to any forbidden address, and says which', async () => {
+    const table: Record<string, string[]> = { 'in.example.test': ['192.0.2.1', '10.1.2.3'], 'out.example.test': ['192.0.2.1'] };
+    const resolve = async (host: string) => table[host] ?? [];
+    expect(await resolvedTargetProblem('https://in.example.test./hooks', false, resolve)).toMatch(/in\.example\.test resolves to 10\.1\.2\.3/);
+    expect(await resolvedTargetProblem('https://out.example.test/hooks', false, resolve)).toBeUndefined();
+    expect(await resolvedTargetProblem('https://nowhere.example.test/hooks', false, resolve)).toBeUndefined();
+    expect(await resolvedTargetProblem('https://in.example.test/hooks', true, resolve)).toBeUndefined();
+  });
+
+  it('resolves through the system resolver (a loopback name: nothing leaves the machine)', async () => {
+    expect(await systemResolveHost('localhost')).toContain('127.0.0.1');
+    expect(await resolvedTargetProblem('https://localhost/hooks', false, systemResolveHost)).toMatch(/localhost resolves to (127\.0\.0\.1|::1)/);
+  });
+
+  it('names WEBHOOK_ALLOW_PRIVATE_TARGETS for a URL on this machine or a private network', () => {
+    expect(urlProblem('http://127.0.0.1:8080/hooks', false)).toMatch(/^must be https; .*WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    expect(urlProblem('http://localhost/hooks', false)).toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    expect(urlProblem('https://[::1]/hooks', false)).toMatch(/loopback.*WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    expect(urlProblem('https://10.0.0.8/hooks', false)).toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS=true/);
+    expect(urlProblem('https://169.254.169.254/latest/meta-data', false)).not.toMatch(/WEBHOOK_ALLOW_PRIVATE_TARGETS/);
+    expect(urlProblem('http://shop.example.com/hooks', false)).toBe('must be https');
   });
 });
 
