@@ -14,6 +14,7 @@ const system = ['test/**/*.system.test.ts'];
  */
 const throughPooler = [
   'test/db/poolerLoad.e2e.test.ts',
+  'test/db/migrations.e2e.test.ts',
   'test/db/sessionSettings.e2e.test.ts',
   'test/db/timeZones.e2e.test.ts',
   'test/db/streamRowTexts.e2e.test.ts',

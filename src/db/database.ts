@@ -1,6 +1,15 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { Kysely, PostgresDialect, PostgresIntrospector, sql, type DatabaseIntrospector, type DatabaseMetadataOptions, type TableMetadata } from 'kysely';
+import {
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  PostgresIntrospector,
+  sql,
+  type DatabaseIntrospector,
+  type DatabaseMetadataOptions,
+  type TableMetadata,
+} from 'kysely';
 import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import type { DatabaseSync } from 'node:sqlite';
@@ -94,9 +103,32 @@ class OwnSchemaIntrospector extends PostgresIntrospector {
   }
 }
 
+/**
+ * Kysely's migration lock, as a transaction's lock instead of a session's. Kysely takes a session
+ * advisory lock on the migrator's connection, then runs the migrations in a transaction on it: behind
+ * a transaction pooler the two are two transactions on whatever server connections are free, the
+ * unlock reaches another one, and the lock stays held by an idle server connection, so every later
+ * migration of every schema waits (an hour, Kysely's lock timeout). Here the lock opens the very
+ * transaction the migrations run in (Kysely's own BEGIN then only draws PostgreSQL's "already in a
+ * transaction" warning), and its commit or rollback releases it.
+ */
+class TransactionLockedMigrations extends PostgresAdapter {
+  override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
+    await sql`begin`.execute(db);
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+  }
+
+  override async releaseMigrationLock(): Promise<void> {}
+}
+const MIGRATION_LOCK_ID = BigInt('3853314791062309107');
+
 class OwnSchemaPostgresDialect extends PostgresDialect {
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
+  }
+
+  override createAdapter(): PostgresAdapter {
+    return new TransactionLockedMigrations();
   }
 }
 

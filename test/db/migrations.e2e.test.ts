@@ -41,6 +41,35 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
 }
 
 describe('migrations', () => {
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'leave no lock behind on any server connection, behind a pooler too: the lock ends with their transaction',
+    async () => {
+      const held = async () => {
+        const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL ?? TEST_PG_URL });
+        await admin.connect();
+        try {
+          // Kysely's lock key 3853314791062309107, held by a session with no transaction open: leaked.
+          const { rows } = await admin.query<{ n: number }>(`
+          select count(*)::int as n from pg_locks l join pg_stat_activity a using (pid)
+          where l.locktype = 'advisory' and l.granted and a.xact_start is null
+            and ((l.classid::bigint << 32) | l.objid::bigint) = 3853314791062309107`);
+          return rows[0].n;
+        } finally {
+          await admin.end();
+        }
+      };
+      // Several at once, as instances starting together do: behind a transaction pooler each
+      // statement may then run on another server connection.
+      const databases = await Promise.all(Array.from({ length: 6 }, () => emptyDatabase()));
+      try {
+        await Promise.all(databases.map(({ db }) => migrateToLatest(db.kysely, db.dialect)));
+        expect(await held()).toBe(0);
+      } finally {
+        for (const { drop } of databases) await drop();
+      }
+    },
+  );
+
   it('backfill counts, bucket counts and stored representations for rows written before them', async () => {
     const { db, drop } = await emptyDatabase();
     try {
