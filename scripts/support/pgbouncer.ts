@@ -1,8 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, postgresOwnerIds } from '../support/loopbackServices.ts';
 
 const BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 
@@ -24,17 +25,6 @@ export interface PgBouncerOptions {
   serverPort?: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 function accepts(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = createConnection({ port, host: '127.0.0.1' });
@@ -46,17 +36,6 @@ function accepts(port: number): Promise<boolean> {
   });
 }
 
-/** PgBouncer refuses to run as root: run it as the `postgres` OS user then, as PostgreSQL itself. */
-function ownerIds(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root needs a `postgres` OS user to run PgBouncer');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
-}
-
 /**
  * Debian's PgBouncer with a stock configuration (no ignore_startup_parameters, no
  * max_prepared_statements: 1.18 has none) on a loopback port of its own, in front of the shared
@@ -65,7 +44,7 @@ function ownerIds(): { uid: number; gid: number } | undefined {
 export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<PgBouncer> {
   if (!existsSync(BIN)) throw new Error(`PgBouncer not found at ${BIN}: install Debian's pgbouncer package (.ci/run does)`);
   const dir = mkdtempSync(join(tmpdir(), 'payments-pgbouncer-'));
-  const ids = ownerIds();
+  const ids = postgresOwnerIds();
   const port = await freePort();
   const ini = join(dir, 'pgbouncer.ini');
   const logFile = join(dir, 'pgbouncer.log');

@@ -1,9 +1,9 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { freePort, postgresOwnerIds } from '../../scripts/support/loopbackServices.ts';
 
 const run = promisify(execFile);
 const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
@@ -20,30 +20,9 @@ export interface ThrowawayPostgres {
   destroy(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 /** initdb and postgres refuse to run as root: run them as the `postgres` OS user then. */
 function asOwner(command: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-}
-
-function ownerIds(): { uid: number; gid: number } | undefined {
-  if (process.getuid?.() !== 0) return undefined;
-  const line = readFileSync('/etc/passwd', 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('postgres:'));
-  if (!line) throw new Error('running as root needs a `postgres` OS user to run the throwaway cluster');
-  const [, , uid, gid] = line.split(':');
-  return { uid: Number(uid), gid: Number(gid) };
 }
 
 /**
@@ -54,7 +33,7 @@ function ownerIds(): { uid: number; gid: number } | undefined {
 export async function startThrowawayPostgres(): Promise<ThrowawayPostgres> {
   if (!existsSync(join(BIN, 'initdb'))) throw new Error(`PostgreSQL server binaries not found in ${BIN} (set PG_BIN_DIR)`);
   const dir = mkdtempSync(join(tmpdir(), 'payments-pg-'));
-  const ids = ownerIds();
+  const ids = postgresOwnerIds();
   if (ids) chownSync(dir, ids.uid, ids.gid);
   const data = join(dir, 'data');
   const port = await freePort();
