@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import { freePort } from './scripts/support/loopbackServices.ts';
 
 // Pure tests (`unit`: no service, no process; `npm run test:unit`) run once, in seconds; tests
 // that start servers, browsers or a throwaway PostgreSQL (`*.system.test.ts`) run once; everything
@@ -33,6 +34,10 @@ const throughPooler = [
   'test/auth/access.e2e.test.ts',
   'test/counts/listCounts.e2e.test.ts',
 ];
+/** The test server itself, and a port for the `pgbouncer` project's PgBouncer in front of it. */
+const server = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const pgbouncerPort = await freePort();
+
 export default defineConfig({
   // Inside the repository '@payments/client' is its TypeScript source (the `payments-source`
   // export condition); the packed client is the built JavaScript (test/client/package.system.test.ts).
@@ -48,7 +53,18 @@ export default defineConfig({
       { extends: true, test: { name: 'postgres', include: e2e, env: { TEST_DB: 'postgres' } } },
       {
         extends: true,
-        test: { name: 'pgbouncer', include: throughPooler, env: { TEST_DB: 'postgres' }, globalSetup: ['test/support/pgbouncerSetup.ts'] },
+        test: {
+          name: 'pgbouncer',
+          include: throughPooler,
+          // This project's alone: the other projects keep reaching the server directly.
+          env: {
+            TEST_DB: 'postgres',
+            TEST_PG_POOLER: 'transaction',
+            TEST_DATABASE_URL: `postgres://postgres@127.0.0.1:${pgbouncerPort}/test`,
+            TEST_PG_ADMIN_URL: server,
+          },
+          globalSetup: ['test/support/pgbouncerSetup.ts'],
+        },
       },
     ],
   },

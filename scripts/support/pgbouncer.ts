@@ -23,6 +23,8 @@ export interface PgBouncerOptions {
   poolSize?: number;
   /** The PostgreSQL behind it. */
   serverPort?: number;
+  /** Where it listens (on 127.0.0.1); a free port when unset. */
+  port?: number;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -45,7 +47,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
   if (!existsSync(BIN)) throw new Error(`PgBouncer not found at ${BIN}: install Debian's pgbouncer package (.ci/run does)`);
   const dir = mkdtempSync(join(tmpdir(), 'payments-pgbouncer-'));
   const ids = postgresOwnerIds();
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const ini = join(dir, 'pgbouncer.ini');
   const logFile = join(dir, 'pgbouncer.log');
   writeFileSync(join(dir, 'users.txt'), '"postgres" ""\n');
