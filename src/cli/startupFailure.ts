@@ -72,7 +72,7 @@ export function explainFailure(
   }
   if (error instanceof NoWritableHost) {
     return {
-      line: `no host of ${database} takes writes (${error.refusals.map((r) => `${r.host} ${r.reason}`).join('; ')}): start the primary or promote a standby, or correct the hosts in DATABASE_URL; DB_CONNECT_RETRY_S sets how long to wait for one at start`,
+      line: `no host in DATABASE_URL takes writes (${error.refusals.map((r) => `${r.host} ${r.reason}`).join('; ')}): start the primary or promote a standby, or correct the hosts in DATABASE_URL; DB_CONNECT_RETRY_S sets how long to wait for one at start`,
       exitCode: EX_UNAVAILABLE,
     };
   }

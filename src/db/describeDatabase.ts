@@ -4,7 +4,8 @@ import { sqlitePathOf } from '../config/sqlitePath.ts';
 /**
  * The database as logs and error lines name it: scheme, host, port and name for PostgreSQL
  * (never the user's password, nor the user: the URL's credentials stay out of every output),
- * the file for SQLite. Several hosts are listed in the URL's order: `PostgreSQL a:5432,b:5432/db`.
+ * the file for SQLite. Several hosts are listed in the URL's order:
+ * `PostgreSQL payments on a:5432 or b:5432, whichever takes writes`.
  */
 export function describeDatabase(databaseUrl: string): string {
   const path = sqlitePathOf(databaseUrl);
@@ -12,7 +13,9 @@ export function describeDatabase(databaseUrl: string): string {
   try {
     const url = parsePostgresUrl(databaseUrl);
     const hosts = multiHostsOf(databaseUrl);
-    if (hosts) return `PostgreSQL ${hosts.map((h) => h.name).join(',')}${url.pathname === '/' ? '' : url.pathname}`;
+    // Words between the hosts: log lines are scrubbed of anything card-shaped (12 digits or more
+    // with a separator or two between), which two addresses and ports side by side would be.
+    if (hosts) return `PostgreSQL ${decodeURIComponent(url.pathname.slice(1)) || '(default database)'} on ${hosts.map((h) => h.name).join(' or ')}, whichever takes writes`;
     return `PostgreSQL ${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname === '/' ? '' : url.pathname}`;
   } catch {
     return 'PostgreSQL (DATABASE_URL unreadable)';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 export interface ThrowawayPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
@@ -20,7 +20,7 @@ export interface ThrowawayPostgres {
   destroy(): Promise<void>;
 }
 
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -32,11 +32,11 @@ function freePort(): Promise<number> {
 }
 
 /** initdb and postgres refuse to run as root: run them as the `postgres` OS user then. */
-function asOwner(command: string, args: string[]): [string, string[]] {
+export function asOwner(command: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 
-function ownerIds(): { uid: number; gid: number } | undefined {
+export function ownerIds(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
   const line = readFileSync('/etc/passwd', 'utf8')
     .split('\n')
