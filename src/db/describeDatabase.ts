@@ -15,7 +15,8 @@ export function describeDatabase(databaseUrl: string): string {
     const hosts = multiHostsOf(databaseUrl);
     // Words between the hosts: log lines are scrubbed of anything card-shaped (12 digits or more
     // with a separator or two between), which two addresses and ports side by side would be.
-    if (hosts) return `PostgreSQL ${decodeURIComponent(url.pathname.slice(1)) || '(default database)'} on ${hosts.map((h) => h.name).join(' or ')}, whichever takes writes`;
+    if (hosts)
+      return `PostgreSQL ${decodeURIComponent(url.pathname.slice(1)) || '(default database)'} on ${hosts.map((h) => h.name).join(' or ')}, whichever takes writes`;
     return `PostgreSQL ${url.hostname || 'localhost'}:${url.port || 5432}${url.pathname === '/' ? '' : url.pathname}`;
   } catch {
     return 'PostgreSQL (DATABASE_URL unreadable)';

@@ -4,7 +4,11 @@ import { Agent } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
+import { sql } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
+import { NoWritableHost } from '../../src/db/databaseErrors.ts';
+import { databaseReadiness } from '../../src/db/readiness.ts';
+import { createOwnPostgresDatabase } from '../support/ownPostgresDatabase.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { card } from '../support/cards.ts';
 import { send, type Outcome } from '../support/loadDriver.ts';
@@ -64,7 +68,14 @@ describe('failover without a restart: DATABASE_URL naming a primary and its sync
           path: '/v3/payments',
           key,
           headers: { 'idempotency-key': `key-${reference}` },
-          body: { account_id: accounts[reference.length % accounts.length], amount: 100 + reference.length, currency: 'EUR', reference, capture: true, card: card() },
+          body: {
+            account_id: accounts[reference.length % accounts.length],
+            amount: 100 + reference.length,
+            currency: 'EUR',
+            reference,
+            capture: true,
+            card: card(),
+          },
         },
         agent,
       );
@@ -149,4 +160,41 @@ describe('failover without a restart: DATABASE_URL naming a primary and its sync
       agent.destroy();
     }
   }, 120_000);
+});
+
+describe('several hosts, on the shared server (one of them a port nobody listens on)', () => {
+  it.each(['none', 'session', 'transaction'] as const)('PG_POOLER=%s: connects past the unreachable host, with every session setting', async (pooler) => {
+    const own = await createOwnPostgresDatabase('hosts');
+    const { host } = new URL(own.url);
+    const db = openDatabase(own.url.replace(host, `127.0.0.1:1,${host}`), { pooler, poolMax: 2, statementTimeoutMs: 1234 });
+    try {
+      await sql`create table notes (n int)`.execute(db.kysely);
+      await db.kysely.transaction().execute(async (trx) => {
+        await sql`insert into notes values (1)`.execute(trx);
+      });
+      const { rows } = await sql<{ tz: string; timeout: string; n: number }>`
+        select current_setting('TimeZone') as tz, current_setting('statement_timeout') as timeout, (select count(*) from notes)::int as n`.execute(db.kysely);
+      expect(rows[0]).toEqual({ tz: 'UTC', timeout: '1234ms', n: 1 });
+      expect(await databaseReadiness(db)).toBe('ready');
+    } finally {
+      await db.close();
+      await own.drop();
+    }
+  });
+
+  it('refuses a read-only host: no connection, a NoWritableHost naming each host, and not ready', async () => {
+    const own = await createOwnPostgresDatabase('ro_hosts');
+    await own.admin(`alter database ${own.name} set default_transaction_read_only = on`);
+    const { host } = new URL(own.url);
+    const db = openDatabase(own.url.replace(host, `${host},127.0.0.1:1`), { poolMax: 2 });
+    try {
+      const error = await sql`select 1`.execute(db.kysely).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NoWritableHost);
+      expect((error as Error).message).toBe(`no writable host: ${host} read-only (a standby, or set read-only), 127.0.0.1:1 unreachable (ECONNREFUSED)`);
+      expect(await databaseReadiness(db)).toBe('not-answering');
+    } finally {
+      await db.close();
+      await own.drop();
+    }
+  });
 });

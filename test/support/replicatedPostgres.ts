@@ -97,7 +97,20 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     // Synchronous: a commit is acknowledged once the standby has it (initdb's pg_hba lets loopback replicate).
     await start(primaryData, primaryPort, ["-c synchronous_standby_names='*'"]);
     await run(
-      ...asOwner(join(BIN, 'pg_basebackup'), ['-h', '127.0.0.1', '-p', String(primaryPort), '-U', 'postgres', '-D', standbyData, '-R', '-X', 'stream', '--no-sync']),
+      ...asOwner(join(BIN, 'pg_basebackup'), [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(primaryPort),
+        '-U',
+        'postgres',
+        '-D',
+        standbyData,
+        '-R',
+        '-X',
+        'stream',
+        '--no-sync',
+      ]),
       { timeout: 60_000 },
     );
     await start(standbyData, standbyPort, []);
