@@ -1,7 +1,7 @@
 import type { Config } from '../config/loadConfig.ts';
 import { ConfigError } from '../config/configError.ts';
 import { describeDatabase, postgresNames } from '../db/describeDatabase.ts';
-import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
+import { isDatabaseUnavailable, NoWritableHost } from '../db/databaseErrors.ts';
 import { MigrationFailed } from '../db/migrate.ts';
 import { explainServerRefusal } from './serverRefusal.ts';
 
@@ -69,6 +69,12 @@ export function explainFailure(
   }
   if (codeOf(error) === 'ERR_SQLITE_ERROR' && /unable to open|readonly|read-only/i.test((error as Error).message)) {
     return { line: `cannot open ${database} (${(error as Error).message}): check the path in DATABASE_URL and that its folder is writable`, exitCode: 73 };
+  }
+  if (error instanceof NoWritableHost) {
+    return {
+      line: `no host in DATABASE_URL takes writes (${error.refusals.map((r) => `${r.host} ${r.reason}`).join('; ')}): start the primary or promote a standby, or correct the hosts in DATABASE_URL; DB_CONNECT_RETRY_S sets how long to wait for one at start`,
+      exitCode: EX_UNAVAILABLE,
+    };
   }
   // Before "cannot reach": a server (or a pooler) that answered with an error is reachable.
   const refused = explainServerRefusal(error, database);

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { describeDatabase } from '../db/describeDatabase.ts';
-import { databaseBusyProblem, isDatabaseUnavailable, serverAnswer } from '../db/databaseErrors.ts';
+import { databaseBusyProblem, isDatabaseUnavailable, NoWritableHost, serverAnswer } from '../db/databaseErrors.ts';
 import { isFinalRefusal } from './serverRefusal.ts';
 
 const FIRST_DELAY_MS = 250;
@@ -31,7 +31,13 @@ export async function waitForDatabase(db: Db, databaseUrl: string, retryMs: numb
       const left = giveUpAt - Date.now();
       if (db.dialect !== 'postgres' || !mayComeUp(error) || left <= 0) throw error;
       const answer = serverAnswer(error);
-      const code = answer ? `${answer.code} ${answer.message}` : ((error as { code?: string }).code ?? (error as Error).message);
+      // Several hosts: each one tried, and why it was passed over.
+      const code =
+        error instanceof NoWritableHost
+          ? error.message
+          : answer
+            ? `${answer.code} ${answer.message}`
+            : ((error as { code?: string }).code ?? (error as Error).message);
       console.error(`waiting for ${describeDatabase(databaseUrl)} (${code}); retrying for up to ${Math.ceil(left / 1000)}s more`);
       await new Promise((resume) => setTimeout(resume, Math.min(delay, left)));
     }

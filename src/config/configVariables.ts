@@ -1,4 +1,5 @@
 import { boolean, integer, literals, oneOf, string, stringList, type VariableSchema } from './variableSchema.ts';
+import { canParsePostgresUrl, parsePostgresUrl, sessionAttrsOf } from './postgresHosts.ts';
 
 /**
  * Every environment variable the server and the CLI read: its type and bounds (a JSON Schema,
@@ -51,15 +52,23 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     schema: string({ pattern: '^(postgres(ql)?://[^\\s]+|sqlite:.+)$' }),
     fallback: undefined,
     shownDefault: '`sqlite:./data/payments.sqlite`',
-    allowed: '`postgres://user:password@host:5432/db` or `sqlite:<path>`',
+    allowed: '`postgres://user:password@host:5432/db` (or several hosts, `host1:5432,host2:5432`: the writable one is used) or `sqlite:<path>`',
     description: 'the database; its password is never printed or logged',
-    refine: (text) => text.startsWith('sqlite:') || URL.canParse(text),
+    refine: (text) => text.startsWith('sqlite:') || canParsePostgresUrl(text),
     // Without a name the server's default database (the user's, often the maintenance database
     // `postgres`) would get the schema: refuse instead.
-    fault: (text) =>
-      text.startsWith('sqlite:') || new URL(text).pathname.length > 1
-        ? undefined
-        : 'it names no database: add its name to the path (postgres://user:password@host:5432/payments), never the maintenance database by default',
+    fault: (text) => {
+      if (text.startsWith('sqlite:')) return undefined;
+      if (parsePostgresUrl(text).pathname.length <= 1) {
+        return 'it names no database: add its name to the path (postgres://user:password@host:5432/payments), never the maintenance database by default';
+      }
+      const attrs = sessionAttrsOf(text);
+      // The service writes: of several hosts it always takes the writable one (libpq's read-write).
+      if (attrs !== undefined && attrs !== 'read-write' && attrs !== 'primary') {
+        return `target_session_attrs=${attrs} is not supported: the service needs the host that takes writes (read-write, the default here, or leave it out)`;
+      }
+      return undefined;
+    },
     secret: 'password-in-url',
     example: 'postgres://app:change-me@db:5432/payments',
   },

@@ -17,6 +17,8 @@ import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { preparingPool } from './preparedStatements.ts';
 import { poolerSafeClient } from './poolerSafeClient.ts';
+import { multiHostsOf, parsePostgresUrl } from '../config/postgresHosts.ts';
+import { writableHostClient } from './writableHostClient.ts';
 import { mergeSettings, parseStartupOptions, sessionSettings, settingsStatement, startupOptionsText } from './sessionSettings.ts';
 import { timestamptzToIso } from './timestamptzText.ts';
 
@@ -135,26 +137,31 @@ class OwnSchemaPostgresDialect extends PostgresDialect {
 export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db {
   if (/^postgres(ql)?:\/\//.test(databaseUrl)) {
     const pooler = options.pooler ?? 'none';
-    const urlOptions = new URL(databaseUrl).searchParams.get('options');
+    const urlOptions = parsePostgresUrl(databaseUrl).searchParams.get('options');
     const ours = sessionSettings({ ...options, namedStatements: pooler !== 'transaction' });
     // node-postgres lets a URL's `options` replace the config's: ours are put after the URL's own instead.
     const connectionString = urlOptions ? databaseUrl.replace(/([?&])options=[^&]*&?/, '$1').replace(/[?&]$/, '') : databaseUrl;
+    // Behind a pooler: a client whose every statement carries our settings, as no startup options may.
+    const carrying =
+      pooler === 'none'
+        ? undefined
+        : poolerSafeClient({
+            settingsSql: settingsStatement(mergeSettings(parseStartupOptions(urlOptions ?? ''), ours)),
+            namedStatements: pooler === 'session',
+          });
+    // Several hosts (libpq's multi-host URL): each new connection finds the one that takes writes.
+    const hosts = multiHostsOf(connectionString);
+    const Client = hosts ? writableHostClient(carrying ?? pg.Client, hosts) : carrying;
     const pool = new pg.Pool({
-      connectionString,
+      connectionString: hosts ? hosts[0]?.url : connectionString,
       max: options.poolMax ?? 10,
       // Without a bound a request waits forever while the server is unreachable or the pool is drained.
       connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
       types: pgTypes(),
-      ...(pooler === 'none'
-        ? { options: `${urlOptions ? `${urlOptions} ` : ''}${startupOptionsText(ours)}` }
-        : {
-            // A pooler refuses startup options, and would hand the next transaction to another server
-            // connection anyway: each statement outside a transaction, and each transaction, carries them.
-            Client: poolerSafeClient({
-              settingsSql: settingsStatement(mergeSettings(parseStartupOptions(urlOptions ?? ''), ours)),
-              namedStatements: pooler === 'session',
-            }),
-          }),
+      // A pooler refuses startup options, and would hand the next transaction to another server
+      // connection anyway: each statement outside a transaction, and each transaction, carries them.
+      ...(pooler === 'none' ? { options: `${urlOptions ? `${urlOptions} ` : ''}${startupOptionsText(ours)}` } : {}),
+      ...(Client ? { Client } : {}),
     });
     // An idle client losing its connection must not crash the process; the pool replaces it.
     pool.on('error', () => {});

@@ -98,11 +98,42 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return false;
 }
 
+/** One host of a multi-host DATABASE_URL passed over when connecting, and why. */
+export interface HostRefusal {
+  /** `host:port` */
+  host: string;
+  /** What went wrong there, in a few words (never the URL's credentials). */
+  reason: string;
+  /** It answered, and takes no writes (a standby, or set read-only). */
+  readOnly: boolean;
+}
+
+/**
+ * No host of a multi-host DATABASE_URL took a writable connection: each was unreachable,
+ * refused, or read-only. SQLSTATE 08001 (sqlclient_unable_to_establish_sqlconnection, libpq's
+ * class for this), so it is a 503 and worth waiting for at start; the message names every host.
+ */
+export class NoWritableHost extends Error {
+  readonly code = '08001';
+  readonly refusals: HostRefusal[];
+  constructor(refusals: HostRefusal[]) {
+    super(`no writable host: ${refusals.map((r) => `${r.host} ${r.reason}`).join(', ')}`);
+    this.name = 'NoWritableHost';
+    this.refusals = refusals;
+  }
+
+  /** Every host answered and is read-only: a failover under way, or no primary promoted yet. */
+  get onlyReadOnly(): boolean {
+    return this.refusals.every((r) => r.readOnly);
+  }
+}
+
 /** The 503 a database failure deserves, or undefined when it is not one (a bug stays a 500). */
 export function databaseProblem(error: unknown): Problem | undefined {
   const busy = databaseBusyProblem(error);
   if (busy) return busy;
-  if (isDatabaseReadOnly(error)) return serviceUnavailable('The database takes no writes right now (it is read-only, as during a failover); retry shortly.');
+  if (isDatabaseReadOnly(error) || (error instanceof NoWritableHost && error.onlyReadOnly))
+    return serviceUnavailable('The database takes no writes right now (it is read-only, as during a failover); retry shortly.');
   return isDatabaseUnavailable(error) ? serviceUnavailable('The database is not available; retry shortly.') : undefined;
 }
 

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import type pg from 'pg';
+import { isDatabaseReadOnly } from './databaseErrors.ts';
 
 /**
  * Put this first in a statement's SQL to have PostgreSQL parse and plan it once per connection
@@ -23,17 +24,34 @@ export function preparedNameOf(text: string): string {
   return name;
 }
 
-/** The pool as Kysely sees it: marked statements go by name, everything else as it was. */
+/**
+ * The pool as Kysely sees it: marked statements go by name, everything else as it was. A client
+ * whose statement was refused as read-only (25006: its server is a standby now, or was demoted in
+ * a failover) is released with that error, so the pool closes it and the next connection finds
+ * the host that takes writes (writableHostClient.ts), or reconnects to a name that moved.
+ */
 export function preparingPool(pool: pg.Pool): PostgresPool {
-  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient => ({
-    // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
-    query: ((text: any, values?: unknown[]) =>
-      typeof text === 'string' && text.startsWith(PREPARED)
-        ? client.query({ name: preparedNameOf(text), text, values })
-        : client.query(text, values)) as unknown as PostgresPoolClient['query'],
-    release: () => client.release(),
-  });
+  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient & { readOnlyError?: unknown }>();
+  const wrap = (client: pg.PoolClient): PostgresPoolClient & { readOnlyError?: unknown } => {
+    const kyselyClient: PostgresPoolClient & { readOnlyError?: unknown } = {
+      // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
+      query: ((text: any, values?: unknown[]) => {
+        const sent =
+          typeof text === 'string' && text.startsWith(PREPARED) ? client.query({ name: preparedNameOf(text), text, values }) : client.query(text, values);
+        if (typeof (sent as Partial<Promise<unknown>>)?.catch !== 'function') return sent;
+        return (sent as Promise<unknown>).catch((error: unknown) => {
+          if (isDatabaseReadOnly(error)) kyselyClient.readOnlyError = error;
+          throw error;
+        });
+      }) as unknown as PostgresPoolClient['query'],
+      release: () => {
+        const error = kyselyClient.readOnlyError;
+        kyselyClient.readOnlyError = undefined;
+        client.release(error as Error | undefined);
+      },
+    };
+    return kyselyClient;
+  };
   return {
     async connect() {
       const client = await pool.connect();

@@ -86,6 +86,26 @@ describe('starting with bad settings: one line that says what is wrong and what 
     }
   });
 
+  it('with several hosts, names each one tried and why it was passed over (unreachable, read-only), after waiting; never the password (exit 69)', async () => {
+    const own = await createOwnPostgresDatabase('ro_hosts');
+    try {
+      await own.admin(`alter database ${own.name} set default_transaction_read_only = on`);
+      const { host } = new URL(own.url);
+      const out = await cli({ DATABASE_URL: `postgres://${own.name}:hunter2@127.0.0.1:1,${host}/${own.name}`, DB_CONNECT_RETRY_S: '1' }, 'migrate');
+      expect(out.code).toBe(69);
+      expect(out.stderr).toContain(
+        `waiting for PostgreSQL ${own.name} on 127.0.0.1:1 or ${host}, whichever takes writes (no writable host: 127.0.0.1:1 unreachable (ECONNREFUSED), ${host} read-only (a standby, or set read-only)); retrying`,
+      );
+      expect(out.stderr.trim().split('\n').at(-1)).toBe(
+        `error: no host in DATABASE_URL takes writes (127.0.0.1:1 unreachable (ECONNREFUSED); ${host} read-only (a standby, or set read-only)): start the primary or promote a standby, or correct the hosts in DATABASE_URL; DB_CONNECT_RETRY_S sets how long to wait for one at start`,
+      );
+      expect(`${out.stderr}${out.stdout}`).not.toContain('hunter2');
+      noStack(out.stderr);
+    } finally {
+      await own.drop();
+    }
+  });
+
   it('says a missing database or role is missing, and how to create it (exit 78), without waiting', async () => {
     const pgUrl = new URL(TEST_PG_URL);
     const database = await cli({ DATABASE_URL: `postgres://${pgUrl.username}@${pgUrl.host}/no_such_db_${randomBytes(3).toString('hex')}` }, 'migrate');

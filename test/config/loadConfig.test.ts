@@ -76,6 +76,25 @@ describe('the configuration, read from the environment through one schema', () =
     expect(problemsOf({ TRUST_PROXY: '10.0.0.0/33' })[0]).toMatch(/^TRUST_PROXY=/);
   });
 
+  it('takes a DATABASE_URL naming several hosts (libpq: host1:port,host2:port), read-write only; never prints its password', () => {
+    for (const url of [
+      'postgres://app:pw@db1:5432,db2:5433/payments',
+      'postgresql://app@db1,db2,[::1]:6543/payments?target_session_attrs=read-write',
+      'postgres://app@db1:5432,db2:5432/payments?sslmode=disable&target_session_attrs=primary',
+    ]) {
+      expect(loadConfig({ DATABASE_URL: url }).databaseUrl).toBe(url);
+    }
+    const noName = problemsOf({ DATABASE_URL: 'postgres://app:hunter2@db1:5432,db2:5432' });
+    expect(noName[0]).toMatch(/is not valid: it names no database/);
+    const anyHost = problemsOf({ DATABASE_URL: 'postgres://app:hunter2@db1:5432,db2:5432/payments?target_session_attrs=any' });
+    expect(anyHost).toEqual([
+      'DATABASE_URL="postgres://app:***@db1:5432,db2:5432/payments?target_session_attrs=any" is not valid: target_session_attrs=any is not supported: the service needs the host that takes writes (read-write, the default here, or leave it out)',
+    ]);
+    const badPort = problemsOf({ DATABASE_URL: 'postgres://app:hunter2@db1:5432,db2:99999/payments' });
+    expect(badPort).toHaveLength(1);
+    expect(badPort[0]).not.toContain('hunter2');
+  });
+
   it('keeps what PUBLIC_URL and DATABASE_URL say', () => {
     const config = loadConfig({
       PUBLIC_URL: 'https://api.example.com/ignored/path',

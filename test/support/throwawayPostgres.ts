@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { freePort, postgresOwnerIds } from '../../scripts/support/loopbackServices.ts';
 
 const run = promisify(execFile);
-const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
+export const BIN = process.env.PG_BIN_DIR ?? '/usr/lib/postgresql/15/bin';
 
 export interface ThrowawayPostgres {
   /** `postgres://postgres@127.0.0.1:<port>/postgres` */
@@ -21,7 +21,7 @@ export interface ThrowawayPostgres {
 }
 
 /** initdb and postgres refuse to run as root: run them as the `postgres` OS user then. */
-function asOwner(command: string, args: string[]): [string, string[]] {
+export function asOwner(command: string, args: string[]): [string, string[]] {
   return process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 }
 

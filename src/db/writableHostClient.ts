@@ -1,0 +1,142 @@
+import pg from 'pg';
+import { databaseBusyProblem, type HostRefusal, isDatabaseUnavailable, NoWritableHost, serverAnswer } from './databaseErrors.ts';
+import type { PostgresHost } from '../config/postgresHosts.ts';
+
+/** The settings PostgreSQL 14 and later report at connect (GUC_REPORT), as libpq reads them for read-write. */
+const IN_HOT_STANDBY = 'in_hot_standby';
+const DEFAULT_READ_ONLY = 'default_transaction_read_only';
+/** For a server that reports neither (before 14, or a pooler that passes them on): asked, as libpq does. */
+const READ_ONLY_SQL = `select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only`;
+/** However many hosts share the connect timeout, each gets at least this long. */
+const LEAST_PER_HOST_MS = 1_000;
+
+interface ClientConfig extends pg.ClientConfig {
+  connectionTimeoutMillis?: number;
+}
+
+/** node-postgres' Client as it is inside (its types declare none of this). */
+interface ClientInside {
+  connection: pg.Connection & { stream: { destroy(): void }; end(): void };
+}
+
+/** The first of `hosts` to try next: the one that last took a writable connection, then the others in order. */
+interface HostChoice {
+  lastWritable: number;
+}
+
+const noop = () => {};
+
+function reasonOf(error: unknown): string {
+  const answer = serverAnswer(error);
+  if (answer) return `answered "${answer.message}" (SQLSTATE ${answer.code})`;
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? `unreachable (${code})` : `unreachable (${(error as Error)?.message ?? String(error)})`;
+}
+
+/** A refusal that waiting cannot change (a wrong password, a missing database): no host may ever take us. */
+function isFinal(error: unknown): boolean {
+  return serverAnswer(error) !== undefined && !isDatabaseUnavailable(error) && databaseBusyProblem(error) === undefined;
+}
+
+/**
+ * libpq's `target_session_attrs=read-write` for node-postgres, which has no multi-host support:
+ * a client class for pg.Pool that, on connect, tries the hosts (the one that last took a
+ * writable connection first, then the rest in the URL's order), each within its share of the
+ * connect timeout, and keeps the first connection that takes writes. Whether it does is read from
+ * what the server reports at connect (`in_hot_standby`, `default_transaction_read_only`: no round
+ * trip) or, when it reports neither, asked. A host unreachable, refusing, or read-only is passed
+ * over; when every host is, connect fails with NoWritableHost (a 503), naming each and why; when
+ * every host gave the same kind of final refusal (a wrong password), that refusal itself.
+ *
+ * `Base` is pg.Client or poolerSafeClient's class: behind a pooler the question carries the
+ * settings like any other statement.
+ */
+export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[]): typeof pg.Client {
+  const choice: HostChoice = { lastWritable: 0 };
+  return class WritableHostClient extends Base {
+    readonly #config: ClientConfig;
+
+    constructor(config?: string | ClientConfig) {
+      const given: ClientConfig = typeof config === 'string' ? { connectionString: config } : { ...config };
+      super({ ...given, connectionString: (hosts[0] as PostgresHost).url });
+      this.#config = given;
+    }
+
+    // biome-ignore lint/suspicious/noExplicitAny: node-postgres' overloads (callback or promise), passed through
+    override connect(callback?: any): any {
+      const connected = this.#connectWritable();
+      if (!callback) return connected.then(() => this);
+      connected.then(
+        () => callback(null, this),
+        (error: Error) => callback(error),
+      );
+      return undefined;
+    }
+
+    async #connectWritable(): Promise<void> {
+      const total = this.#config.connectionTimeoutMillis ?? 0;
+      const perHost = total > 0 ? Math.max(LEAST_PER_HOST_MS, Math.floor(total / hosts.length)) : 0;
+      const first = choice.lastWritable;
+      const order = [first, ...hosts.map((_, i) => i).filter((i) => i !== first)];
+      const refusals: Array<HostRefusal & { error?: unknown }> = [];
+      for (const index of order) {
+        const host = hosts[index] as PostgresHost;
+        const reported = this.#startOver(host, perHost);
+        try {
+          await super.connect();
+        } catch (error) {
+          this.#abandon();
+          refusals.push({ host: host.name, reason: reasonOf(error), readOnly: false, error });
+          continue;
+        }
+        try {
+          if (!(await this.#readOnly(reported))) {
+            choice.lastWritable = index;
+            return;
+          }
+          refusals.push({ host: host.name, reason: 'read-only (a standby, or set read-only)', readOnly: true });
+        } catch (error) {
+          refusals.push({ host: host.name, reason: reasonOf(error), readOnly: false, error });
+        }
+        this.#abandon();
+      }
+      if (refusals.every((r) => r.error !== undefined && isFinal(r.error))) throw refusals[0]?.error;
+      throw new NoWritableHost(refusals.map(({ host, reason, readOnly }) => ({ host, reason, readOnly })));
+    }
+
+    /**
+     * This client made new, for `host`: node-postgres' client connects once, so each attempt takes
+     * the state of a client just made (its own listeners, the pool's among them, stay). Returns
+     * what the server reports at connect, filled in as it arrives.
+     */
+    #startOver(host: PostgresHost, timeoutMs: number): Map<string, string> {
+      const fresh = new pg.Client({ ...this.#config, connectionString: host.url, connectionTimeoutMillis: timeoutMs });
+      const self = this as unknown as Record<string, unknown>;
+      for (const [key, value] of Object.entries(fresh)) {
+        if (key !== '_events' && key !== '_eventsCount' && key !== '_maxListeners') self[key] = value;
+      }
+      const reported = new Map<string, string>();
+      (this as unknown as ClientInside).connection.on('parameterStatus', (message: { parameterName: string; parameterValue: string }) =>
+        reported.set(message.parameterName, message.parameterValue),
+      );
+      return reported;
+    }
+
+    /** Lets go of this attempt's connection without a word to the client (nor to the pool listening to it). */
+    #abandon(): void {
+      clearTimeout((this as unknown as { connectionTimeoutHandle?: NodeJS.Timeout }).connectionTimeoutHandle);
+      const { connection } = this as unknown as ClientInside;
+      connection.removeAllListeners();
+      connection.on('error', noop);
+      connection.end();
+      connection.stream.destroy();
+    }
+
+    async #readOnly(reported: Map<string, string>): Promise<boolean> {
+      const inHotStandby = reported.get(IN_HOT_STANDBY);
+      if (inHotStandby !== undefined) return inHotStandby === 'on' || reported.get(DEFAULT_READ_ONLY) === 'on';
+      const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_SQL);
+      return rows[0]?.read_only === true;
+    }
+  };
+}
