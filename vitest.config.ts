@@ -10,8 +10,9 @@ const system = ['test/**/*.system.test.ts'];
 /**
  * What the `pgbouncer` project runs through a transaction-pooling PgBouncer: lists of every shape,
  * writes, idempotency races, exports, events and webhooks, keys, time zones, settings and a mixed
- * load. (The whole PostgreSQL project passes through it too: run it with TEST_PG_POOLER and
- * TEST_DATABASE_URL set as test/support/pgbouncerSetup.ts sets them.)
+ * load. (The whole PostgreSQL project passes through it too: start a PgBouncer in transaction mode
+ * and run `--project postgres` with TEST_DATABASE_URL pointing at it, TEST_PG_ADMIN_URL at the
+ * server and TEST_PG_POOLER=transaction, as the project below sets them.)
  */
 const throughPooler = [
   'test/db/poolerLoad.e2e.test.ts',
