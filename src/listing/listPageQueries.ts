@@ -47,7 +47,7 @@ function scoped(db: QueryCreator<Database>, table: ListTable, scope: ListScope, 
   let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
   if (scope.accountId !== undefined) qb = qb.where('account_id', '=', scope.accountId);
   if (scope.endpointId !== undefined) qb = qb.where(sql.ref('endpoint_id'), '=', scope.endpointId);
-  return applyConditions(qb, query);
+  return applyConditions(qb, query, scope.tenantId);
 }
 
 /** `select count(*) as n` of the matching rows: for the filter combinations no maintained count covers. */
