@@ -230,7 +230,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         }
         case 'payment': {
           const account = pick([...accounts.values()], command.pick);
-          if (!account || account.status !== 'active') break;
+          if (account?.status !== 'active') break;
           const number = command.outcome === 'failed' ? CARDS.declined : CARDS.visa;
           const body = {
             account_id: account.id,
