@@ -98,7 +98,13 @@ describe('migrations', () => {
         '0012_api_key_lifecycle',
         '0013_events_and_webhooks',
         '0015_ordered_deliveries',
+        '0016_metadata_entries',
       ]);
+      // 0016 copied every key/value pair of existing metadata into the search tables.
+      const entries = (table: 'account_metadata' | 'payment_metadata') =>
+        db.kysely.selectFrom(table).select(['tenant_id', 'key', 'value', 'record_id']).execute();
+      expect(await entries('account_metadata')).toEqual([{ tenant_id: 'ten_1', key: 'a', value: 'b', record_id: 'acc_1' }]);
+      expect(await entries('payment_metadata')).toEqual([]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       // 0011 spliced the new field into the stored text exactly where the renderer writes it.
