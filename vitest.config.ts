@@ -24,6 +24,7 @@ const throughPooler = [
   'test/listing/filtersAndSorting.e2e.test.ts',
   'test/listing/deepPages.e2e.test.ts',
   'test/listing/exactPages.property.e2e.test.ts',
+  'test/listing/metadataSearch.e2e.test.ts',
   'test/listing/bigPages.e2e.test.ts',
   'test/listing/sparseFieldsets.e2e.test.ts',
   'test/listing/export.e2e.test.ts',

@@ -202,6 +202,8 @@ export type AccountFilter = {
   email?: string;
   name?: string;
   created_at?: { gte?: string | Date; gt?: string | Date; lte?: string | Date; lt?: string | Date };
+  /** Metadata key → the value, or any of several values (exact strings); several keys must all match. */
+  metadata?: Record<string, OneOrMany<string>>;
 };
 
 /** The filters of GET /v3/payments and an account's payments. */
@@ -214,6 +216,8 @@ export type PaymentFilter = {
   reference?: string;
   amount?: { gte?: number; gt?: number; lte?: number; lt?: number };
   created_at?: { gte?: string | Date; gt?: string | Date; lte?: string | Date; lt?: string | Date };
+  /** Metadata key → the value, or any of several values (exact strings); several keys must all match. */
+  metadata?: Record<string, OneOrMany<string>>;
 };
 
 /** The filters of GET /v3/events. */

@@ -63,6 +63,9 @@ export const LIST_SHAPES: ListShape[] = [
   payments('filter[created_at][gte]=2026-01-01'),
   payments('filter[amount][gte]=1000&sort=amount'),
   payments('filter[amount][gte]=1000', false),
+  // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.
+  payments('filter[metadata][channel]=web', false),
+  payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false),
   accountPayments(''),
   accountPayments('sort=-amount'),
   accountPayments('filter[status]=succeeded'),
@@ -75,6 +78,7 @@ export const LIST_SHAPES: ListShape[] = [
   accounts('filter[created_at][lt]=2026-01-01'),
   accounts('filter[email]=ada@example.com'),
   accounts('filter[name]=ada', false),
+  accounts('filter[metadata][segment]=business', false),
 ];
 
 const SAMPLE_VALUES: Record<string, string | number> = {

@@ -69,8 +69,11 @@ function filtersOf(spec: ListSpec): string {
             ? range('number')
             : filter.kind === 'timeRange'
               ? range('string | Date')
-              : 'string';
-    return `  ${name}?: ${value};`;
+              : filter.kind === 'metadata'
+                ? 'Record<string, OneOrMany<string>>'
+                : 'string';
+    const doc = filter.kind === 'metadata' ? '  /** Metadata key → the value, or any of several values (exact strings); several keys must all match. */\n' : '';
+    return `${doc}  ${name}?: ${value};`;
   });
   return `{\n${lines.join('\n')}\n}`;
 }

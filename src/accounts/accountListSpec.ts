@@ -10,6 +10,7 @@ export const accountListSpec = {
     email: { kind: 'exactInsensitive', column: 'email_folded' },
     name: { kind: 'contains', column: 'name_folded' },
     created_at: { kind: 'timeRange', column: 'created_at' },
+    metadata: { kind: 'metadata', column: 'account_metadata' },
   },
   sorts: { created_at: 'created_at', name: 'name' },
   defaultSort: 'created_at',

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
-
-export const METADATA_LIMITS = { keys: 50, keyLength: 40, valueLength: 500 };
+import { METADATA_KEY_PATTERN, METADATA_LIMITS } from '../core/metadataRules.ts';
 
 export const MetadataInput = Type.Record(Type.String(), Type.String({ maxLength: METADATA_LIMITS.valueLength }), {
-  propertyNames: { pattern: '^[A-Za-z0-9_.:-]{1,40}$' },
+  propertyNames: { pattern: METADATA_KEY_PATTERN },
   maxProperties: METADATA_LIMITS.keys,
   description: 'string → string; at most 50 keys of 1–40 letters, digits or _ . : -, values up to 500 characters',
 });

@@ -5,6 +5,7 @@ import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchem
 import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../listing/metadataEntries.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
@@ -27,6 +28,7 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
+  await insertMetadataEntries(trx, 'accounts', tenantId, row.id, input.metadata ?? {});
   await adjustCounts(
     trx,
     tenantId,
@@ -62,6 +64,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
+  if (input.metadata !== undefined) await replaceMetadataEntries(trx, 'accounts', tenantId, id, input.metadata);
   if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), shard);
   await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
   return updated;
@@ -74,6 +77,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await deleteMetadataEntries(trx, 'accounts', tenantId, id);
   await adjustCounts(
     trx,
     tenantId,

@@ -112,12 +112,14 @@ class OwnSchemaIntrospector extends PostgresIntrospector {
  * unlock reaches another one, and the lock stays held by an idle server connection, so every later
  * migration of every schema waits (an hour, Kysely's lock timeout). Here the lock opens the very
  * transaction the migrations run in (Kysely's own BEGIN then only draws PostgreSQL's "already in a
- * transaction" warning), and its commit or rollback releases it.
+ * transaction" warning), and its commit or rollback releases it. That transaction has no statement
+ * timeout.
  */
 class TransactionLockedMigrations extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
     await sql`begin`.execute(db);
-    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+    // Not a request: a backfill over 10M rows runs longer than any request may (PG_STATEMENT_TIMEOUT_MS).
+    await sql`select set_config('statement_timeout', '0', true), pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
   }
 
   override async releaseMigrationLock(): Promise<void> {}

@@ -179,6 +179,15 @@ export interface WebhookDeliveryTable {
   first_attempt_at: string | null;
 }
 
+/** One key/value pair of a record's metadata (migration 0016): what metadata search finds records by. */
+export interface MetadataEntryTable {
+  tenant_id: string;
+  key: string;
+  value: string;
+  /** The account's or payment's id. */
+  record_id: string;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
@@ -192,6 +201,8 @@ export interface Database {
   events: EventTable;
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
+  account_metadata: MetadataEntryTable;
+  payment_metadata: MetadataEntryTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -5,6 +5,7 @@ interface ObjectSchema {
   description?: string;
   pattern?: string;
   properties?: Record<string, TSchema & ObjectSchema>;
+  patternProperties?: Record<string, TSchema & ObjectSchema>;
   anyOf?: ObjectSchema[];
 }
 
@@ -58,7 +59,17 @@ export function flattenListQuery(querystring: ObjectSchema): { type: 'object'; p
       continue;
     }
     for (const [field, filter] of Object.entries(schema.properties ?? {})) {
-      if (filter.type === 'object' && filter.properties) {
+      if (filter.type === 'object' && filter.patternProperties) {
+        // filter[metadata][key]=value: one object parameter, its keys the metadata keys (deepObject).
+        const [[pattern, value]] = Object.entries(filter.patternProperties);
+        properties[`filter[${field}]`] = {
+          type: 'object',
+          propertyNames: { pattern },
+          additionalProperties: value,
+          maxProperties: (filter as { maxProperties?: number }).maxProperties,
+          description: filter.description,
+        } as unknown as TSchema;
+      } else if (filter.type === 'object' && filter.properties) {
         for (const [op, value] of Object.entries(filter.properties)) {
           properties[`filter[${field}][${op}]`] = {
             ...value,
@@ -83,9 +94,10 @@ const OPERATOR_WORDS: Record<string, string> = {
 type Operation = { parameters?: Array<{ name: string; in: string; style?: string; explode?: boolean }> };
 
 /**
- * How `fields[type]` and `expand[]` are written (the plugin takes a parameter's style only from
- * the whole querystring): `fields[payments]=id,amount` (form, not exploded), `expand[]=account`
- * once per name (form, exploded). Applied to the finished document.
+ * How `fields[type]`, `expand[]` and `filter[metadata]` are written (the plugin takes a
+ * parameter's style only from the whole querystring): `fields[payments]=id,amount` (form, not
+ * exploded), `expand[]=account` once per name (form, exploded), `filter[metadata][crm]=42`
+ * (deepObject). Applied to the finished document.
  */
 export function styleRepresentationParameters<T extends { paths?: Record<string, unknown> }>(document: T): T {
   for (const path of Object.values((document.paths ?? {}) as Record<string, Record<string, Operation>>))
@@ -94,6 +106,8 @@ export function styleRepresentationParameters<T extends { paths?: Record<string,
         if (parameter.in !== 'query') continue;
         if (/^fields\[[a-z_]+\]$/.test(parameter.name)) Object.assign(parameter, { style: 'form', explode: false });
         if (parameter.name === 'expand[]') Object.assign(parameter, { style: 'form', explode: true });
+        // filter[metadata][crm]=42: an object parameter whose keys are the metadata keys.
+        if (parameter.name === 'filter[metadata]') Object.assign(parameter, { style: 'deepObject', explode: true });
       }
   return document;
 }

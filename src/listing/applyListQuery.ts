@@ -7,7 +7,16 @@ function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
 }
 
-function conditionSql(c: Condition) {
+/**
+ * Metadata search: the records among the tenant's entries with `key` = any of `values`, found in
+ * the entry table's primary key (tenant_id, key, value, record_id) alone (migration 0016).
+ */
+function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: string) {
+  const value = c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;
+  return sql<boolean>`${sql.ref('id')} in (select record_id from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value})`;
+}
+
+function conditionSql(c: Condition, tenantId: string) {
   const column = sql.ref(c.column);
   switch (c.match) {
     case 'in':
@@ -18,14 +27,16 @@ function conditionSql(c: Condition) {
       return sql<boolean>`${column} like ${`%${escapeLike(c.value)}%`} escape '\\'`;
     case 'range':
       return sql<boolean>`${column} ${sql.raw(RANGE_SQL[c.op])} ${c.value}`;
+    case 'metadata':
+      return metadataSql(c, tenantId);
   }
 }
 
-/** Adds the filters of a list query (WHERE) to a select. */
+/** Adds the filters of a list query (WHERE) to a select of the tenant's rows. */
 // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
-export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
+export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery, tenantId: string): QB {
   let out = qb;
-  for (const c of query.conditions) out = out.where(conditionSql(c)) as QB;
+  for (const c of query.conditions) out = out.where(conditionSql(c, tenantId)) as QB;
   return out;
 }
 

@@ -209,8 +209,9 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     perPage: paging.perPage,
   };
   query.conditions.forEach((c, i) => {
-    if (c.match === 'in') c.values.forEach((v, j) => (values[`c${i}.${j}`] = v));
+    if (c.match === 'in' || c.match === 'metadata') c.values.forEach((v, j) => (values[`c${i}.${j}`] = v));
     else values[`c${i}`] = c.value;
+    if (c.match === 'metadata') values[`c${i}.key`] = c.key;
   });
   slice?.accounts.forEach((v, j) => (values[`a${j}`] = v));
   slice?.statuses.forEach((v, j) => (values[`s${j}`] = v));
@@ -221,7 +222,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.endpointId !== undefined,
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
-    query.conditions.map((c) => [c.column, c.match, c.match === 'in' ? c.values.length : c.match === 'range' ? c.op : 0]),
+    query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
     slice ? [slice.accounts.length, slice.statuses.length] : null,
   ]);
   return templates.statement(
@@ -237,7 +238,11 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         query: {
           sort: query.sort,
           conditions: query.conditions.map((c, i) =>
-            c.match === 'in' ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) } : { ...c, value: slot<string>(`c${i}`) },
+            c.match === 'in'
+              ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) }
+              : c.match === 'metadata'
+                ? { ...c, key: slot<string>(`c${i}.key`), values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) }
+                : { ...c, value: slot<string>(`c${i}`) },
           ),
         },
         slice: slice && { accounts: slice.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice.statuses.map((_, j) => slot<string>(`s${j}`)) },

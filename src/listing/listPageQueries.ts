@@ -43,11 +43,23 @@ function rowLimit(limit: number) {
 /** A page's rows, each as its stored JSON. */
 type PageSelect = SelectQueryBuilder<Database, 'payments', { resource: string }>;
 
+/**
+ * The tenant's rows. A metadata search drives from its entries instead (the tenant's matching
+ * records, read in the entry table's primary key), so its tenant check is kept out of the
+ * tenant's own indexes: SQLite, which keeps no statistics, would otherwise read every row of the
+ * tenant in list order and test each against the entries (measured at 200k payments: 111 ms
+ * against 47 ms to count 13k matches, 28 ms against 0.01 ms for a value no record has).
+ * PostgreSQL drives from the entries either way (docs/query-plans.md#metadata-search).
+ */
+function tenantColumn(query: ListQuery) {
+  return query.conditions.some((c) => c.match === 'metadata') ? sql<string>`(${sql.ref('tenant_id')} || '')` : sql.ref<string>('tenant_id');
+}
+
 function scoped(db: QueryCreator<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
-  let qb = db.selectFrom(table as 'payments').where('tenant_id', '=', scope.tenantId);
+  let qb = db.selectFrom(table as 'payments').where(tenantColumn(query), '=', scope.tenantId);
   if (scope.accountId !== undefined) qb = qb.where('account_id', '=', scope.accountId);
   if (scope.endpointId !== undefined) qb = qb.where(sql.ref('endpoint_id'), '=', scope.endpointId);
-  return applyConditions(qb, query);
+  return applyConditions(qb, query, scope.tenantId);
 }
 
 /** `select count(*) as n` of the matching rows: for the filter combinations no maintained count covers. */

@@ -2,10 +2,13 @@ import { Type, type TSchema } from 'typebox';
 import { RANGE_OPERATORS, type FilterKind, type ListSpec } from './listSpec.ts';
 import { pageParamsSchema } from '../pagination/pageParams.ts';
 import { representationQuerySchema, type RepresentationOffer } from './representationQuery.ts';
+import { METADATA_KEY_PATTERN, METADATA_KEY_RULE, METADATA_LIMITS } from '../core/metadataRules.ts';
 
 export const MAX_FILTER_VALUE_LENGTH = 200;
 /** Values one any-of filter may list (`filter[status]=a,b,…`): each one is a bound SQL parameter. */
 export const MAX_FILTER_VALUES = 50;
+/** One metadata value searched for: as metadata values are written (≤ 500 characters), not empty, no comma (commas separate values). */
+const METADATA_VALUE = `[^,]{1,${METADATA_LIMITS.valueLength}}`;
 const TIME = '[0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?';
 
 function anyOfList(item: string): string {
@@ -27,8 +30,13 @@ export function filterMessage(kind: FilterKind): string {
       return 'must be a non-negative integer (minor units)';
     case 'timeRange':
       return 'must be an RFC 3339 date or date-time, such as 2026-01-31 or 2026-01-31T12:00:00Z';
+    case 'metadata':
+      return `must be one or more values of 1–${METADATA_LIMITS.valueLength} characters, separated by commas, each compared exactly`;
   }
 }
+
+/** The message for a metadata key searched by that no metadata can have: the rule keys are written by. */
+export const METADATA_FILTER_KEY_MESSAGE = `is not a metadata key: a key is ${METADATA_KEY_RULE}`;
 
 function valueSchema(kind: FilterKind): TSchema {
   const description = filterMessage(kind);
@@ -45,10 +53,23 @@ function valueSchema(kind: FilterKind): TSchema {
       return Type.String({ pattern: '^[0-9]{1,15}$', description });
     case 'timeRange':
       return Type.String({ pattern: `^${TIME}$`, description });
+    case 'metadata':
+      return Type.String({ pattern: anyOfList(METADATA_VALUE), description });
   }
 }
 
 function filterSchema(kind: FilterKind): TSchema {
+  if (kind.kind === 'metadata') {
+    // filter[metadata][key]=value: one entry per key, named by the rule metadata keys are written by.
+    return Type.Optional(
+      Type.Record(Type.String({ pattern: METADATA_KEY_PATTERN }), valueSchema(kind), {
+        additionalProperties: false,
+        minProperties: 1,
+        maxProperties: METADATA_LIMITS.keys,
+        description: `filter[metadata][key]=a,b: records whose metadata has key with any of the values (exact strings); several keys must all match. A key is ${METADATA_KEY_RULE}; at most ${METADATA_LIMITS.keys} keys`,
+      }),
+    );
+  }
   if (kind.kind !== 'integerRange' && kind.kind !== 'timeRange') return Type.Optional(valueSchema(kind));
   const ops = Object.fromEntries(RANGE_OPERATORS.map((op) => [op, Type.Optional(valueSchema(kind))]));
   return Type.Optional(Type.Object(ops, { additionalProperties: false, description: `range: ${RANGE_OPERATORS.join(', ')}` }));

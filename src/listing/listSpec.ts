@@ -9,7 +9,8 @@ export type FilterKind =
   | { kind: 'exactInsensitive' } // one value, case-insensitive equality (column: the folded text, caseFold.ts)
   | { kind: 'contains' } // one value, case-insensitive substring (column: the folded text)
   | { kind: 'integerRange' } // filter[f][gte|gt|lte|lt]=n
-  | { kind: 'timeRange' }; // filter[f][gte|gt|lte|lt]=RFC 3339
+  | { kind: 'timeRange' } // filter[f][gte|gt|lte|lt]=RFC 3339
+  | { kind: 'metadata' }; // filter[f][key]=a,b → any of, exact strings; several keys all hold (column: the entry table, metadataEntries.ts)
 
 export interface ListSpec {
   /** Resource name used in messages. */
@@ -36,7 +37,9 @@ export type FilterValue<K extends FilterKind, Instant> = K extends { kind: 'enum
       ? Range<number>
       : K extends { kind: 'timeRange' }
         ? Range<Instant>
-        : string;
+        : K extends { kind: 'metadata' }
+          ? Record<string, OneOrMany<string>>
+          : string;
 
 /** The filters of a list, as a client writes them: derived from its spec, never restated. */
 export type FiltersOf<S extends ListSpec, Instant = string> = { [F in keyof S['filters']]?: FilterValue<S['filters'][F], Instant> };

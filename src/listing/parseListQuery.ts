@@ -3,11 +3,38 @@ import { RANGE_OPERATORS, type ListSpec, type RangeOperator } from './listSpec.t
 import { bracketName } from '../core/queryErrors.ts';
 import { filterMessage, MAX_FILTER_VALUES } from './listQuerySchema.ts';
 import { caseFold } from './caseFold.ts';
+import { METADATA_KEY_PATTERN } from '../core/metadataRules.ts';
+
+const METADATA_KEY = new RegExp(METADATA_KEY_PATTERN);
+
+/** Values of an any-of filter (`a,b`), each once; a problem when there are more than a filter takes. */
+function anyOf(given: string, name: string[], errors: FieldErrors): string[] | undefined {
+  const values = [...new Set(given.split(','))];
+  if (values.length <= MAX_FILTER_VALUES) return values;
+  errors[bracketName(name)] = [issue('too_many_values', `lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`)];
+  return undefined;
+}
+
+/**
+ * `filter[metadata][key]=a,b` for each key: one condition per key (all must hold). Keys and values
+ * the schema refuses are skipped here (it names them).
+ */
+function metadataConditions(column: string, filter: string, given: Record<string, string>, errors: FieldErrors): Condition[] {
+  const conditions: Condition[] = [];
+  for (const [key, text] of Object.entries(given)) {
+    if (!METADATA_KEY.test(key) || typeof text !== 'string') continue;
+    const values = anyOf(text, ['filter', filter, key], errors);
+    if (values) conditions.push({ column, match: 'metadata', key, values });
+  }
+  return conditions;
+}
 
 export type Condition =
   | { column: string; match: 'in'; values: string[] }
   | { column: string; match: 'equals' | 'contains'; value: string }
-  | { column: string; match: 'range'; op: RangeOperator; value: string | number };
+  | { column: string; match: 'range'; op: RangeOperator; value: string | number }
+  /** Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts). */
+  | { column: string; match: 'metadata'; key: string; values: string[] };
 
 export interface SortKey {
   column: string;
@@ -67,12 +94,14 @@ export function readListQuery(spec: ListSpec, raw: RawListQuery): { query: ListQ
     const filter = Object.hasOwn(spec.filters, name) ? spec.filters[name] : undefined;
     if (!filter || given === undefined || Array.isArray(given) || (typeof given !== 'string' && typeof given !== 'object') || given === null) continue;
     const column = filter.column;
+    if (filter.kind === 'metadata') {
+      if (typeof given === 'object') conditions.push(...metadataConditions(column, name, given, errors));
+      continue;
+    }
     if (typeof given === 'string') {
       if (filter.kind === 'enum' || filter.kind === 'code') {
-        const values = [...new Set(given.split(','))];
-        if (values.length > MAX_FILTER_VALUES)
-          errors[bracketName(['filter', name])] = [issue('too_many_values', `lists ${values.length} values; at most ${MAX_FILTER_VALUES} are accepted`)];
-        else conditions.push({ column, match: 'in', values });
+        const values = anyOf(given, ['filter', name], errors);
+        if (values) conditions.push({ column, match: 'in', values });
       } else if (filter.kind === 'exact') conditions.push({ column, match: 'equals', value: given });
       // Case-insensitive filters compare folded text with the column that stores it folded.
       else if (filter.kind === 'exactInsensitive') conditions.push({ column, match: 'equals', value: caseFold(given) });

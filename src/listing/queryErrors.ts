@@ -1,9 +1,20 @@
 import { addFieldError, issue, type FieldErrors, type FieldIssue } from '../core/problem.ts';
 import { bracketName, type SchemaError } from '../core/queryErrors.ts';
 import { RANGE_OPERATORS, type ListSpec } from './listSpec.ts';
-import { filterMessage, sortMessage } from './listQuerySchema.ts';
+import { filterMessage, METADATA_FILTER_KEY_MESSAGE, sortMessage } from './listQuerySchema.ts';
+import { METADATA_KEY_PATTERN, METADATA_LIMITS } from '../core/metadataRules.ts';
 
-function issueFor(spec: ListSpec, segments: string[]): FieldIssue {
+const METADATA_KEY = new RegExp(METADATA_KEY_PATTERN);
+
+/** `filter[metadata][key]`: the key by the rule keys are written by, then its values. */
+function metadataIssue(filter: string, key: string | undefined, keyword: string): FieldIssue {
+  if (keyword === 'maxProperties') return issue('too_many_keys', `names more than ${METADATA_LIMITS.keys} metadata keys`);
+  if (key === undefined) return issue('malformed_filter', `must be given with a metadata key: filter[${filter}][key]=value`);
+  if (!METADATA_KEY.test(key)) return issue('invalid_key', METADATA_FILTER_KEY_MESSAGE);
+  return issue('invalid_filter_value', filterMessage({ kind: 'metadata' }));
+}
+
+function issueFor(spec: ListSpec, segments: string[], keyword: string): FieldIssue {
   const [top, filter, op] = segments;
   if (top === 'sort') return issue('unknown_sort', sortMessage(spec));
   if (top !== 'filter') return issue('invalid', 'is not valid');
@@ -11,6 +22,7 @@ function issueFor(spec: ListSpec, segments: string[]): FieldIssue {
   if (filter === undefined) return issue('malformed_filter', `must be given as filter[field]=value; filters of ${spec.name}: ${allowed.join(', ')}`);
   const kind = spec.filters[filter];
   if (!kind) return issue('unknown_filter', `is not a filter of ${spec.name}; allowed: ${allowed.join(', ')}`);
+  if (kind.kind === 'metadata') return metadataIssue(filter, op, keyword);
   const ranged = kind.kind === 'integerRange' || kind.kind === 'timeRange';
   if (ranged && op === undefined)
     return issue('malformed_filter', `must be given with a range operator: filter[${filter}][${RANGE_OPERATORS.join('|')}]=value`);
@@ -32,7 +44,7 @@ export function listQueryFieldErrors(spec: ListSpec, errors: readonly SchemaErro
     // exists; `page` and `per_page` by reading them (pageParams.ts), which says the one thing wrong.
     if (segments.length === 0 || ['fields', 'expand', 'page', 'per_page'].includes(segments[0])) continue;
     const name = bracketName(segments);
-    addFieldError(fieldErrors, name, issueFor(spec, segments));
+    addFieldError(fieldErrors, name, issueFor(spec, segments, error.keyword));
   }
   return fieldErrors;
 }

@@ -15,6 +15,7 @@ export const paymentListSpec = {
     reference: { kind: 'exact', column: 'reference' },
     amount: { kind: 'integerRange', column: 'amount' },
     created_at: { kind: 'timeRange', column: 'created_at' },
+    metadata: { kind: 'metadata', column: 'payment_metadata' },
   },
   sorts: { created_at: 'created_at', amount: 'amount' },
   defaultSort: 'created_at',

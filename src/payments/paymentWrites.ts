@@ -12,6 +12,7 @@ import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/li
 import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { recordEvent } from '../events/outbox.ts';
+import { insertMetadataEntries } from '../listing/metadataEntries.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -60,6 +61,8 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     updated_at: now,
   });
   await trx.insertInto('payments').values(row).execute();
+  // A payment's metadata is set once, here: no later write changes it (migration 0016).
+  await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
   await adjustCounts(
     trx,
     tenantId,

@@ -4,7 +4,8 @@ import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from '../db/database.ts';
-import type { AccountTable, Database } from '../db/schema.ts';
+import type { AccountTable, Database, MetadataEntryTable } from '../db/schema.ts';
+import { METADATA_ENTRY_TABLE, metadataEntryRows } from '../listing/metadataEntries.ts';
 import type { CountRow } from '../counts/listCounts.ts';
 import type { BucketRow } from '../counts/listBuckets.ts';
 import type { SeedPayment } from './seedRows.ts';
@@ -49,6 +50,8 @@ const PAYMENT_COLUMNS = [
   'resource',
 ] as const;
 
+const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'record_id'] as const;
+
 /** Count rows go in statements of at most this many (a batch adds to ~100k bucket rows). */
 const UPSERT_CHUNK = 10_000;
 
@@ -63,6 +66,20 @@ function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): Valu
   const out: Value[] = new Array(columns.length);
   for (let i = 0; i < columns.length; i++) out[i] = plain(row[columns[i]]);
   return out;
+}
+
+/**
+ * The rows, passed on one by one, with the metadata search entries of each (migration 0016)
+ * gathered into `entries` on the way (seeded metadata is JSON text; most of it `{}`).
+ */
+function* gatheringEntries<R extends { tenant_id: string; id: string; metadata: unknown }>(rows: Iterable<R>, entries: MetadataEntryTable[]): Generator<R> {
+  for (const row of rows) {
+    if (row.metadata !== '{}') {
+      const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
+      entries.push(...metadataEntryRows(row.tenant_id, row.id, metadata as Record<string, string>));
+    }
+    yield row;
+  }
 }
 
 function* chunks<T>(rows: Iterable<T>, size: number): Generator<T[]> {
@@ -115,6 +132,11 @@ function sqliteInserter(db: Db): BulkInserter {
     database.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
   const accounts = insert('accounts', ACCOUNT_COLUMNS);
   const payments = insert('payments', PAYMENT_COLUMNS);
+  const accountEntries = insert(METADATA_ENTRY_TABLE.accounts, ENTRY_COLUMNS);
+  const paymentEntries = insert(METADATA_ENTRY_TABLE.payments, ENTRY_COLUMNS);
+  const addEntries = (statement: typeof accounts, entries: MetadataEntryTable[]) => {
+    for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS));
+  };
   const addCount = database.prepare(
     `insert into list_counts (tenant_id, list, account_id, status, shard, n) values (?, ?, ?, ?, ?, ?)
      on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`,
@@ -125,10 +147,14 @@ function sqliteInserter(db: Db): BulkInserter {
   );
   const sink: RowSink = {
     async accounts(rows) {
-      for (const row of rows) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
+      const entries: MetadataEntryTable[] = [];
+      for (const row of gatheringEntries(rows, entries)) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
+      addEntries(accountEntries, entries);
     },
     async payments(rows) {
-      for (const row of rows) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
+      const entries: MetadataEntryTable[] = [];
+      for (const row of gatheringEntries(rows, entries)) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
+      addEntries(paymentEntries, entries);
     },
     async adjust(counts, buckets) {
       for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.shard, r.n);
@@ -201,13 +227,22 @@ async function postgresLane(pool: pg.Pool) {
   const copy = async <T extends object>(table: string, rows: Iterable<T>, columns: readonly (keyof T)[]) => {
     await pipeline(Readable.from(copyChunks(rows, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`)));
   };
+  const copyWithEntries = async <T extends { tenant_id: string; id: string; metadata: unknown }>(
+    list: keyof typeof METADATA_ENTRY_TABLE,
+    rows: Iterable<T>,
+    columns: readonly (keyof T)[],
+  ) => {
+    const entries: MetadataEntryTable[] = [];
+    await copy(list, gatheringEntries(rows, entries), columns);
+    if (entries.length > 0) await copy(METADATA_ENTRY_TABLE[list], entries, ENTRY_COLUMNS);
+  };
   return {
     async batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T> {
       try {
         return await kysely.transaction().execute((trx) =>
           work(trx, {
-            accounts: (rows) => copy('accounts', rows, ACCOUNT_COLUMNS),
-            payments: (rows) => copy('payments', rows, PAYMENT_COLUMNS),
+            accounts: (rows) => copyWithEntries('accounts', rows, ACCOUNT_COLUMNS),
+            payments: (rows) => copyWithEntries('payments', rows, PAYMENT_COLUMNS),
             adjust: (counts, buckets) => upsertCounts(trx, counts, buckets),
           }),
         );

@@ -15,8 +15,9 @@ describe('types derived from the schemas and list specs', () => {
     expectTypeOf<NonNullable<PaymentFilter['amount']>>().toEqualTypeOf<{ gte?: number; gt?: number; lte?: number; lt?: number }>();
     expectTypeOf<NonNullable<PaymentFilter['reference']>>().toEqualTypeOf<string>();
     expectTypeOf<keyof PaymentFilter>().toEqualTypeOf<
-      'status' | 'currency' | 'account_id' | 'card_brand' | 'card_last4' | 'reference' | 'amount' | 'created_at'
+      'status' | 'currency' | 'account_id' | 'card_brand' | 'card_last4' | 'reference' | 'amount' | 'created_at' | 'metadata'
     >();
+    expectTypeOf<NonNullable<PaymentFilter['metadata']>>().toEqualTypeOf<Record<string, string | readonly string[]>>();
     expectTypeOf<{ colour: 'red' }>().not.toExtend<PaymentFilter>();
     expectTypeOf<'-amount'>().toExtend<NonNullable<PaymentListParams['sort']>>();
     expectTypeOf<'-amount'>().not.toExtend<NonNullable<AccountListParams['sort']>>();

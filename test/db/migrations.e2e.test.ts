@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { sql } from 'kysely';
+import { type Kysely, Migrator, sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
@@ -70,6 +70,27 @@ describe('migrations', () => {
     },
   );
 
+  it.runIf(TEST_DIALECT === 'postgres')('run to the end whatever PG_STATEMENT_TIMEOUT_MS says: a migration is not a request', async () => {
+    const schema = `m_${randomBytes(5).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: process.env.TEST_PG_ADMIN_URL ?? TEST_PG_URL });
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+    const db = openDatabase(TEST_PG_URL, { searchPath: schema, pooler: TEST_PG_POOLER, statementTimeoutMs: 1_000 });
+    try {
+      // A backfill over millions of rows is a statement far longer than any request may take.
+      const slow = { up: async (trx: Kysely<unknown>) => void (await sql`select pg_sleep(2)`.execute(trx)) };
+      const migrator = new Migrator({ db: db.kysely, provider: { getMigrations: async () => ({ '0001_slow_backfill': slow }) }, migrationTableSchema: schema });
+      const { error, results } = await migrator.migrateToLatest();
+      expect(error).toBeUndefined();
+      expect(results?.map((r) => r.status)).toEqual(['Success']);
+      await expect(sql`select pg_sleep(2)`.execute(db.kysely)).rejects.toMatchObject({ code: '57014' });
+    } finally {
+      await db.close();
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
+  });
+
   it('backfill counts, bucket counts and stored representations for rows written before them', async () => {
     const { db, drop } = await emptyDatabase();
     try {
@@ -98,7 +119,13 @@ describe('migrations', () => {
         '0012_api_key_lifecycle',
         '0013_events_and_webhooks',
         '0015_ordered_deliveries',
+        '0016_metadata_entries',
       ]);
+      // 0016 copied every key/value pair of existing metadata into the search tables.
+      const entries = (table: 'account_metadata' | 'payment_metadata') =>
+        db.kysely.selectFrom(table).select(['tenant_id', 'key', 'value', 'record_id']).execute();
+      expect(await entries('account_metadata')).toEqual([{ tenant_id: 'ten_1', key: 'a', value: 'b', record_id: 'acc_1' }]);
+      expect(await entries('payment_metadata')).toEqual([]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       // 0011 spliced the new field into the stored text exactly where the renderer writes it.

@@ -145,6 +145,16 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     expect(new RegExp(sort.schema.pattern).test('-amount,created_at')).toBe(true);
   });
 
+  it('documents metadata search as one deepObject parameter keyed by the metadata key rule, on lists and exports', () => {
+    for (const path of ['/v3/payments', '/v3/accounts', '/v3/accounts/{account}/payments', '/v3/payments/export', '/v3/accounts/export']) {
+      const parameter = doc.paths[path].get.parameters.find((p: Doc) => p.name === 'filter[metadata]');
+      expect(parameter, path).toMatchObject({ in: 'query', style: 'deepObject', explode: true, schema: { type: 'object' } });
+      expect(new RegExp(parameter.schema.propertyNames.pattern).test('crm.id:v-1_x'), path).toBe(true);
+      expect(new RegExp(parameter.schema.propertyNames.pattern).test('no spaces'), path).toBe(false);
+      expect(new RegExp(parameter.schema.additionalProperties.pattern).test('web,app'), path).toBe(true);
+    }
+  });
+
   it('declares the bearer scheme on every /v3 operation but the document itself, and none on health', () => {
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     for (const [path, item] of Object.entries(doc.paths as Doc)) {

@@ -1,0 +1,305 @@
+import fc from 'fast-check';
+import type { FastifyInstance } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { card, CARDS } from '../support/cards.ts';
+import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
+
+/*
+ * Metadata search (`filter[metadata][key]=a,b`), checked against a model kept here: every list
+ * answer is exactly the slice OFFSET (page-1)*per_page LIMIT per_page of all the tenant's records
+ * whose metadata has each key searched with one of its values (exact strings), filtered and ordered
+ * as asked, with the exact total, while accounts' metadata is replaced and records are created and
+ * deleted in between. Half the reads go to an instance that finds every page the deep way
+ * (deferred join / skip hops of 3 rows). Each run is a new tenant, so earlier tenants' entries of
+ * the same keys and values are in the tables too.
+ */
+
+const DEEP_WAY = { plainOffsetUpTo: 0, skipHop: 3 };
+const KEYS = ['plan', 'a.b:c-d_e', 'Plan'];
+/** Few values so searches hit; `x`/`X` and `x y` tell exact comparison from anything looser. */
+const VALUES = ['x', 'X', 'x y', 'ünï'];
+
+type Metadata = Record<string, string>;
+type Resource = { id: string; created_at: string; metadata: Metadata; status: string; currency: string } & Record<string, unknown>;
+type Sort = Array<[field: string, direction: 'asc' | 'desc']>;
+
+const metadataArb = fc.oneof(
+  { weight: 1, arbitrary: fc.constant({}) },
+  { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), { minKeys: 1, maxKeys: 3 }) },
+);
+/** Another filter beside the search, one time in four (most reads must still find records). */
+const sometimes = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
+/** One key (sometimes two), each with one to three values (now and then one no record has). */
+const termArb = fc.tuple(
+  fc.constantFrom(...KEYS),
+  fc.uniqueArray(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...VALUES) }, { weight: 1, arbitrary: fc.constant('nope') }), { minLength: 1, maxLength: 3 }),
+);
+const searchArb = fc.oneof(
+  { weight: 3, arbitrary: termArb.map((term) => [term]) },
+  { weight: 1, arbitrary: fc.uniqueArray(termArb, { minLength: 2, maxLength: 2, selector: ([key]) => key }) },
+);
+
+const accountArb = fc.record({ kind: fc.constant('account' as const), metadata: metadataArb, name: fc.stringMatching(/^[a-z]{1,3}$/) });
+const paymentArb = fc.record({
+  kind: fc.constant('payment' as const),
+  pick: fc.nat(),
+  metadata: metadataArb,
+  amount: fc.integer({ min: 1, max: 5 }),
+  currency: fc.constantFrom('EUR', 'USD'),
+  outcome: fc.constantFrom('succeeded', 'authorized', 'failed'),
+});
+const commandArb = fc.oneof(
+  { weight: 2, arbitrary: accountArb },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('patch' as const),
+      pick: fc.nat(),
+      metadata: metadataArb,
+      status: fc.constantFrom(undefined, 'active', 'suspended'),
+    }),
+  },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
+  { weight: 3, arbitrary: paymentArb },
+  {
+    weight: 6,
+    arbitrary: fc.record({
+      kind: fc.constant('read' as const),
+      list: fc.constantFrom('accounts', 'payments', 'account payments'),
+      search: searchArb,
+      status: sometimes(fc.constantFrom('active', 'suspended', 'succeeded', 'authorized', 'failed')),
+      currency: sometimes(fc.constantFrom('EUR', 'USD')),
+      created: sometimes(fc.tuple(fc.constantFrom('gte', 'gt', 'lte', 'lt'), fc.nat())),
+      sort: fc.nat(),
+      perPage: fc.integer({ min: 1, max: 3 }),
+      page: fc.nat(),
+      deep: fc.boolean(),
+      viaExport: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
+      pick: fc.nat(),
+    }),
+  },
+);
+type Command = typeof commandArb extends fc.Arbitrary<infer C> ? C : never;
+type Read = Extract<Command, { kind: 'read' }>;
+
+const SORTS: Record<'accounts' | 'payments', Array<{ query: string; order: Sort }>> = {
+  accounts: [
+    { query: 'created_at', order: [['created_at', 'asc']] },
+    { query: '-created_at', order: [['created_at', 'desc']] },
+    { query: 'name', order: [['name', 'asc']] },
+    { query: '-name', order: [['name', 'desc']] },
+  ],
+  payments: [
+    { query: 'created_at', order: [['created_at', 'asc']] },
+    { query: '-created_at', order: [['created_at', 'desc']] },
+    { query: 'amount', order: [['amount', 'asc']] },
+    { query: '-amount', order: [['amount', 'desc']] },
+    {
+      query: 'amount,-created_at',
+      order: [
+        ['amount', 'asc'],
+        ['created_at', 'desc'],
+      ],
+    },
+  ],
+};
+
+/** The list's total order: the sort keys, then id in the last key's direction (as the API documents). */
+function compareBy(order: Sort) {
+  const keys: Sort = [...order, ['id', order[order.length - 1][1]]];
+  return (a: Resource, b: Resource) => {
+    for (const [field, direction] of keys) {
+      const x = a[field] as string | number;
+      const y = b[field] as string | number;
+      if (x !== y) return (x < y ? -1 : 1) * (direction === 'asc' ? 1 : -1);
+    }
+    return 0;
+  };
+}
+
+const pick = <T>(items: T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
+
+describe('metadata search: filter[metadata][key]=a,b', () => {
+  let t: TestContext;
+  let deep: FastifyInstance;
+  let runs = 0;
+  /** Reads whose answer held records, and of those, pages past the first: the model test must reach both. */
+  const reached = { found: 0, deeper: 0 };
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    deep = await appOn(t.database, { listTuning: DEEP_WAY });
+  });
+  afterAll(async () => {
+    await deep.close();
+    await t.close();
+  });
+
+  const call = async (app: FastifyInstance, method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, key: string, payload?: unknown) => {
+    const response = await app.inject({
+      method,
+      url,
+      headers: { authorization: `Bearer ${key}` },
+      ...(payload === undefined ? {} : { payload: payload as object }),
+    });
+    return response;
+  };
+
+  /** One list read, checked against the model: the page (or the whole export) and the total. */
+  async function checkRead(key: string, accounts: Map<string, Resource>, payments: Map<string, Resource>, read: Read) {
+    const table = read.list === 'accounts' ? 'accounts' : 'payments';
+    const scopeAccount = read.list === 'account payments' ? pick([...accounts.keys()], read.pick) : undefined;
+    if (read.list === 'account payments' && scopeAccount === undefined) return;
+    const all = [...(table === 'accounts' ? accounts : payments).values()].filter((r) => scopeAccount === undefined || r.account_id === scopeAccount);
+    const params: string[] = read.search.map(([k, values]) => `filter[metadata][${encodeURIComponent(k)}]=${values.map(encodeURIComponent).join(',')}`);
+    let expected = all.filter((r) => read.search.every(([k, values]) => Object.hasOwn(r.metadata, k) && values.includes(r.metadata[k])));
+    const statuses = table === 'accounts' ? ['active', 'suspended'] : ['succeeded', 'authorized', 'failed'];
+    if (read.status && statuses.includes(read.status)) {
+      params.push(`filter[status]=${read.status}`);
+      expected = expected.filter((r) => r.status === read.status);
+    }
+    if (read.currency) {
+      params.push(`filter[currency]=${read.currency}`);
+      expected = expected.filter((r) => r.currency === read.currency);
+    }
+    const bound = read.created && pick(all, read.created[1])?.created_at;
+    if (read.created && bound) {
+      const op = read.created[0];
+      params.push(`filter[created_at][${op}]=${bound}`);
+      const holds = { gte: (c: string) => c >= bound, gt: (c: string) => c > bound, lte: (c: string) => c <= bound, lt: (c: string) => c < bound }[op];
+      expected = expected.filter((r) => holds(r.created_at));
+    }
+    const sort = SORTS[table][read.sort % SORTS[table].length];
+    params.push(`sort=${sort.query}`);
+    expected.sort(compareBy(sort.order));
+    const path = scopeAccount ? `/v3/accounts/${scopeAccount}/payments` : `/v3/${table}`;
+    const app = read.deep ? deep : t.app;
+
+    if (read.viaExport) {
+      const response = await call(app, 'GET', `${path}/export?${params.join('&')}`, key);
+      expect(response.statusCode, response.body).toBe(200);
+      const lines = response.body.split('\n').filter((l) => l !== '');
+      const closing = JSON.parse(lines.pop() as string);
+      expect(lines.map((l) => JSON.parse(l))).toEqual(expected);
+      expect(closing).toEqual({ export: { complete: true, count: expected.length } });
+      return;
+    }
+    const lastPage = Math.max(1, Math.ceil(expected.length / read.perPage));
+    const page = 1 + (read.page % (lastPage + 1)); // sometimes one past the last
+    if (expected.length > (page - 1) * read.perPage) reached.found++;
+    if (page > 1 && expected.length > (page - 1) * read.perPage) reached.deeper++;
+    const response = await call(app, 'GET', `${path}?${params.join('&')}&per_page=${read.perPage}&page=${page}`, key);
+    expect(response.statusCode, response.body).toBe(200);
+    const body = response.json();
+    const where = `${path}?${params.join('&')} page ${page}/${read.perPage}`;
+    expect(body.meta.total, where).toBe(expected.length);
+    expect(body.data, where).toEqual(expected.slice((page - 1) * read.perPage, page * read.perPage));
+  }
+
+  async function runCommands(commands: Command[]) {
+    const { key } = await t.tenant(`metadata-search-${runs++}`);
+    const accounts = new Map<string, Resource>();
+    const payments = new Map<string, Resource>();
+    for (const command of commands) {
+      switch (command.kind) {
+        case 'account': {
+          const body = { name: command.name, email: 'a@example.com', currency: 'EUR', metadata: command.metadata };
+          const response = await call(t.app, 'POST', '/v3/accounts', key, body);
+          expect(response.statusCode, response.body).toBe(201);
+          const created = response.json().data as Resource;
+          accounts.set(created.id, created);
+          break;
+        }
+        case 'patch': {
+          const id = pick([...accounts.keys()], command.pick);
+          if (!id) break;
+          const body = { metadata: command.metadata, ...(command.status ? { status: command.status } : {}) };
+          const response = await call(t.app, 'PATCH', `/v3/accounts/${id}`, key, body);
+          expect(response.statusCode, response.body).toBe(200);
+          accounts.set(id, response.json().data);
+          break;
+        }
+        case 'delete': {
+          const id = pick([...accounts.keys()], command.pick);
+          if (!id) break;
+          const hasPayments = [...payments.values()].some((p) => p.account_id === id);
+          const response = await call(t.app, 'DELETE', `/v3/accounts/${id}`, key);
+          expect(response.statusCode, response.body).toBe(hasPayments ? 409 : 204);
+          if (!hasPayments) accounts.delete(id);
+          break;
+        }
+        case 'payment': {
+          const account = pick([...accounts.values()], command.pick);
+          if (account?.status !== 'active') break;
+          const number = command.outcome === 'failed' ? CARDS.declined : CARDS.visa;
+          const body = {
+            account_id: account.id,
+            amount: command.amount,
+            currency: command.currency,
+            metadata: command.metadata,
+            capture: command.outcome !== 'authorized',
+            card: card(number),
+          };
+          const response = await call(t.app, 'POST', '/v3/payments', key, body);
+          expect(response.statusCode, response.body).toBe(201);
+          const created = response.json().data as Resource;
+          expect(created.status).toBe(command.outcome);
+          payments.set(created.id, created);
+          break;
+        }
+        case 'read':
+          await checkRead(key, accounts, payments, command);
+          break;
+      }
+    }
+  }
+
+  it('lists exactly the records whose metadata matches, with every other filter and sort, at any depth, as metadata changes', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(accountArb, { minLength: 3, maxLength: 6 }),
+        fc.array(paymentArb, { minLength: 10, maxLength: 25, size: 'max' }),
+        fc.array(commandArb, { minLength: 30, maxLength: 80, size: 'max' }),
+        (accounts, payments, then) => runCommands([...accounts, ...payments, ...then]),
+      ),
+      { numRuns: 12 },
+    );
+    // About 60 and 20 in a run: far enough from these that random runs do not fail them.
+    expect(reached.found).toBeGreaterThan(20);
+    expect(reached.deeper).toBeGreaterThan(5);
+  }, 240_000);
+
+  it('finds a record by a value of 500 characters, and not by a prefix of it', async () => {
+    const { key } = await t.tenant('metadata-long');
+    const long = `${'é'.repeat(499)}z`;
+    const created = (await t.send('POST', '/v3/accounts', key, { name: 'long', email: 'l@example.com', currency: 'EUR', metadata: { note: long } })).body.data;
+    const found = await t.get(`/v3/accounts?filter[metadata][note]=${encodeURIComponent(long)}`, key);
+    expect(found.status).toBe(200);
+    expect(found.body.data.map((a: Resource) => a.id)).toEqual([created.id]);
+    expect(found.body.meta.total).toBe(1);
+    const prefix = await t.get(`/v3/accounts?filter[metadata][note]=${encodeURIComponent(long.slice(0, 499))}`, key);
+    expect(prefix.body.meta.total).toBe(0);
+  });
+
+  it('refuses a key no metadata can have, naming the key rule, and too many keys or values, on lists and exports', async () => {
+    const { key } = await t.tenant('metadata-mistakes');
+    const codes = async (query: string) => {
+      const list = await t.get(`/v3/payments?${query}`, key);
+      const exported = await t.get(`/v3/payments/export?${query}`, key);
+      expect([list.status, exported.status]).toEqual([422, 422]);
+      expect(exported.body.codes).toEqual(list.body.codes);
+      return list.body;
+    };
+    const badKey = await codes(`filter[metadata][${encodeURIComponent('no spaces')}]=x`);
+    expect(badKey.codes).toEqual({ 'filter[metadata][no spaces]': ['invalid_key'] });
+    expect(badKey.errors['filter[metadata][no spaces]'][0]).toContain('1–40 letters, digits or _ . : -');
+    expect((await codes(`filter[metadata][${'k'.repeat(41)}]=x`)).codes).toEqual({ [`filter[metadata][${'k'.repeat(41)}]`]: ['invalid_key'] });
+    expect((await codes('filter[metadata]=x')).codes).toEqual({ 'filter[metadata]': ['malformed_filter'] });
+    expect((await codes('filter[metadata][plan]=')).codes).toEqual({ 'filter[metadata][plan]': ['invalid_filter_value'] });
+    expect((await codes('filter[metadata][plan]=a,,b')).codes).toEqual({ 'filter[metadata][plan]': ['invalid_filter_value'] });
+    const values = Array.from({ length: 51 }, (_, i) => `v${i}`).join(',');
+    expect((await codes(`filter[metadata][plan]=${values}`)).codes).toEqual({ 'filter[metadata][plan]': ['too_many_values'] });
+    const keys = Array.from({ length: 51 }, (_, i) => `filter[metadata][k${i}]=v`).join('&');
+    expect((await codes(keys)).codes).toEqual({ 'filter[metadata]': ['too_many_keys'] });
+  });
+});
