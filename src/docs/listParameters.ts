@@ -68,6 +68,9 @@ export function flattenListQuery(querystring: ObjectSchema): { type: 'object'; p
           additionalProperties: value,
           maxProperties: (filter as { maxProperties?: number }).maxProperties,
           description: filter.description,
+          // Without it Swagger UI's "Try it out" fills in a made-up object as large as the schema
+          // allows (values of 500 characters), and the request line passes Node's header limit: 431.
+          example: {},
         } as unknown as TSchema;
       } else if (filter.type === 'object' && filter.properties) {
         for (const [op, value] of Object.entries(filter.properties)) {
