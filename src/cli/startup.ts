@@ -13,7 +13,6 @@ export function openConfiguredDatabase(config: Config): Db {
     poolMax: config.pgPoolMax,
     pooler: config.pgPooler,
     connectionTimeoutMs: config.pgConnectTimeoutMs,
-    pingTimeoutMs: config.readyTimeoutMs,
     statementTimeoutMs: config.limits.statementTimeoutMs,
   });
 }

@@ -27,8 +27,6 @@ export interface Db {
   dialect: Dialect;
   /** Connections in use and waiting, for metrics. */
   poolStats(): PoolStats;
-  /** True when the database answers a trivial query within the ping timeout. */
-  ping(): Promise<boolean>;
   close(): Promise<void>;
   /**
    * The driver underneath, for bulk loads that Kysely cannot express (the seed command's
@@ -55,8 +53,6 @@ export interface OpenOptions {
   statementTimeoutMs?: number;
   /** PostgreSQL: give up connecting, or waiting for a free pooled client, after this long. */
   connectionTimeoutMs?: number;
-  /** How long a readiness ping may take before it counts as "not answering". */
-  pingTimeoutMs?: number;
   /**
    * PostgreSQL: what stands between us and the server (PG_POOLER). `none`: settings are the
    * connection's startup options and list statements are prepared by name. `session`: no startup
@@ -171,7 +167,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
-    return wrap(kysely, { dialect: 'postgres', pool }, options, () => ({
+    return wrap(kysely, { dialect: 'postgres', pool }, () => ({
       total: pool.totalCount,
       idle: pool.idleCount,
       waiting: pool.waitingCount,
@@ -184,31 +180,15 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
   const database = openSqlite(path);
   const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
   // One synchronous connection: it is always there and never waited for.
-  return wrap(kysely, { dialect: 'sqlite', database }, options, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
+  return wrap(kysely, { dialect: 'sqlite', database }, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
 }
 
-function wrap(kysely: Kysely<Database>, native: NativeHandle, options: OpenOptions, poolStats: () => PoolStats): Db {
-  const pingTimeoutMs = options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS;
+function wrap(kysely: Kysely<Database>, native: NativeHandle, poolStats: () => PoolStats): Db {
   return {
     kysely,
     dialect: native.dialect,
     native,
     poolStats,
-    async ping() {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<boolean>((done) => {
-        timer = setTimeout(() => done(false), pingTimeoutMs);
-      });
-      const answered = sql`select 1`.execute(kysely).then(
-        () => true,
-        () => false,
-      );
-      try {
-        return await Promise.race([answered, timedOut]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
     close: () => kysely.destroy(),
   };
 }
