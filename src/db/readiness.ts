@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { DEFAULT_PING_TIMEOUT_MS, type Db } from './database.ts';
 import { NoWritableHost } from './databaseErrors.ts';
+import { READ_ONLY_QUESTION } from './readOnlyQuestion.ts';
 
 export type Readiness = 'ready' | 'not-answering' | 'read-only';
 
@@ -14,10 +15,7 @@ export type Readiness = 'ready' | 'not-answering' | 'read-only';
  * read-only when each answered, else not answering.
  */
 export async function databaseReadiness(db: Db, timeoutMs = DEFAULT_PING_TIMEOUT_MS): Promise<Readiness> {
-  const probe =
-    db.dialect === 'postgres'
-      ? sql<{ read_only: boolean }>`select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only`
-      : sql<{ read_only: boolean }>`select 0 as read_only`;
+  const probe = db.dialect === 'postgres' ? sql.raw<{ read_only: boolean }>(READ_ONLY_QUESTION) : sql<{ read_only: boolean }>`select 0 as read_only`;
   let timer: NodeJS.Timeout | undefined;
   const timedOut = new Promise<Readiness>((done) => {
     timer = setTimeout(() => done('not-answering'), timeoutMs);

@@ -1,12 +1,11 @@
 import pg from 'pg';
 import { databaseBusyProblem, type HostRefusal, isDatabaseUnavailable, NoWritableHost, serverAnswer } from './databaseErrors.ts';
 import type { PostgresHost } from '../config/postgresHosts.ts';
+import { READ_ONLY_QUESTION } from './readOnlyQuestion.ts';
 
 /** The settings PostgreSQL 14 and later report at connect (GUC_REPORT), as libpq reads them for read-write. */
 const IN_HOT_STANDBY = 'in_hot_standby';
 const DEFAULT_READ_ONLY = 'default_transaction_read_only';
-/** For a server that reports neither (before 14, or a pooler that passes them on): asked, as libpq does. */
-const READ_ONLY_SQL = `select pg_is_in_recovery() or current_setting('transaction_read_only') = 'on' as read_only`;
 /** However many hosts share the connect timeout, each gets at least this long. */
 const LEAST_PER_HOST_MS = 1_000;
 
@@ -135,7 +134,8 @@ export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[]
     async #readOnly(reported: Map<string, string>): Promise<boolean> {
       const inHotStandby = reported.get(IN_HOT_STANDBY);
       if (inHotStandby !== undefined) return inHotStandby === 'on' || reported.get(DEFAULT_READ_ONLY) === 'on';
-      const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_SQL);
+      // A server that reports neither (before 14): asked, as libpq does.
+      const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_QUESTION);
       return rows[0]?.read_only === true;
     }
   };
