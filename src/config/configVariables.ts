@@ -141,7 +141,11 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'what stands between the service and PostgreSQL: `none` (a direct connection), `session` (a session-pooling PgBouncer: no startup parameters) or `transaction` (a transaction-pooling PgBouncer, RDS Proxy, Supavisor: no startup parameters and no named prepared statements). Behind a pooler every setting travels with each statement, inside its transaction',
     example: 'transaction',
   },
-  wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
+  wholeNumber(
+    'PG_STATEMENT_TIMEOUT_MS',
+    10_000,
+    "how long one SQL statement may run, on both databases despite the name (`0`: none); past it, 503 `database-timeout`. PostgreSQL: `statement_timeout`; SQLite: each read, run on a reader thread, is given up at this limit",
+  ),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',
     5_000,

@@ -49,7 +49,10 @@ export interface OpenOptions {
   poolMax?: number;
   /** PostgreSQL schema to use (tests isolate themselves this way). */
   searchPath?: string;
-  /** PostgreSQL `statement_timeout` (ms) on every pooled connection; 0 or unset: none. */
+  /**
+   * How long one statement may run (ms); 0 or unset: none. PostgreSQL: `statement_timeout` on
+   * every pooled connection. SQLite: the reads, on their reader threads (sqliteReaders.ts).
+   */
   statementTimeoutMs?: number;
   /** PostgreSQL: give up connecting, or waiting for a free pooled client, after this long. */
   connectionTimeoutMs?: number;
@@ -178,7 +181,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
   const database = openSqlite(path);
-  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(database) });
+  const kysely = new Kysely<Database>({ dialect: nodeSqliteDialect(database, { statementTimeoutMs: options.statementTimeoutMs }) });
   // One synchronous connection: it is always there and never waited for.
   return wrap(kysely, { dialect: 'sqlite', database }, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
 }
