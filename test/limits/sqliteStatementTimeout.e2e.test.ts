@@ -7,8 +7,11 @@ import { seed } from '../support/seedHelpers.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import type { Db } from '../../src/db/database.ts';
 
-/** The statement timeout of the app under test: far below what the slow list's count takes. */
-const LIMIT_MS = 50;
+/**
+ * The statement timeout of the app under test: well below what the slow list takes, well above
+ * what a page of five rows takes on a busy machine.
+ */
+const LIMIT_MS = 200;
 /** Seeded payments, copied this many times over: enough rows that counting them row by row is slow. */
 const SEEDED = 50;
 const COPIES = 2000;
@@ -56,8 +59,7 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
   const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${key}` } });
 
   it('the list is slow: answering it takes several times the limit', () => {
-    console.log(`the slow list takes ${listMs.toFixed(0)} ms`);
-    expect(listMs).toBeGreaterThan(4 * LIMIT_MS);
+    expect(listMs).toBeGreaterThan(2 * LIMIT_MS);
   });
 
   it('answers 503 database-timeout with Retry-After, while the event loop and another request go on', async () => {
@@ -95,7 +97,7 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
       expect(response.statusCode).toBe(503);
       expect(response.json().type).toMatch(/database-timeout$/);
     }
-    // Generous: six requests at a 50 ms limit, on a machine that may be busy.
+    // Generous: six requests at a 200 ms limit, on a machine that may be busy.
     expect(performance.now() - started).toBeLessThan(Math.max(10_000, listMs * 3));
     // The readers given up on are still counting: reads (an API key's lookup too) wait for one,
     // and answer 503 at the limit, until they are done.
@@ -112,5 +114,5 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     const page = await get('/v3/payments?per_page=5');
     expect(page.statusCode).toBe(200);
     expect(page.json().data).toHaveLength(5);
-  });
+  }, 120_000);
 });
