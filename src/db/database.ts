@@ -31,7 +31,8 @@ export interface Db {
   /**
    * The driver underneath, for bulk loads that Kysely cannot express (the seed command's
    * prepared INSERT on SQLite, COPY on PostgreSQL). Use SQLite's handle only inside a Kysely
-   * transaction: that holds the one connection, so nothing else runs on it meanwhile.
+   * transaction that may write: that holds the one writing connection, so nothing else runs on
+   * it meanwhile (a read-only transaction runs on a reader thread instead).
    */
   native: NativeHandle;
 }
