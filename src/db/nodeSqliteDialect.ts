@@ -299,7 +299,8 @@ class NodeSqliteDriver implements Driver {
     this.#db = db;
     this.writer = new NodeSqliteConnection(db, (ms) => this.#stepAside(ms));
     const path = db.location();
-    this.readers = path ? new SqliteReaders({ path, statementTimeoutMs: options.statementTimeoutMs ?? 0, ...options.readers }) : undefined;
+    this.readers =
+      path && options.readers !== false ? new SqliteReaders({ path, statementTimeoutMs: options.statementTimeoutMs ?? 0, ...options.readers }) : undefined;
   }
 
   async init(): Promise<void> {}
@@ -390,8 +391,8 @@ class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
 export interface SqliteDialectOptions {
   /** How long a read may take on a reader (PG_STATEMENT_TIMEOUT_MS); 0 or unset: no limit. */
   statementTimeoutMs?: number;
-  /** The readers' number and how many given up on may still run (sqliteReaders.ts). */
-  readers?: Pick<ReadersOptions, 'size' | 'maxAbandoned'>;
+  /** The readers' number and how many given up on may still run (sqliteReaders.ts); false: none, every read on the one connection. */
+  readers?: Pick<ReadersOptions, 'size' | 'maxAbandoned'> | false;
 }
 
 /** Kysely over Node's built-in SQLite: Kysely's SQLite adapter, its compiler without `FOR UPDATE`, our driver. */
