@@ -12,6 +12,8 @@ export interface Caller {
   scopes: Scope[];
   /** SHA-256 of the key: what per-key state (rate limits) is keyed by, never the key itself. */
   keyHash: string;
+  /** How far the primary's WAL had reached after the tenant's last acknowledged write (0: none recorded): a read goes to a replica only past it. */
+  writtenUpTo: number;
 }
 
 declare module 'fastify' {
@@ -46,7 +48,7 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
     throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
   }
   noteKeyUse(db, key, now);
-  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash };
+  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash, writtenUpTo: Number(key.written_up_to ?? 0) };
 }
 
 /**

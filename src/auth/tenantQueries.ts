@@ -53,11 +53,16 @@ export async function createApiKey(db: Kysely<Database>, tenantId: string, scope
 /** Per database handle: the compiled SQL is that database's own. */
 const statements = new WeakMap<Kysely<Database>, StatementTemplates>();
 
-type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 'revoked_at' | 'expires_at' | 'last_used_at' | 'replaced_by'>;
+type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 'revoked_at' | 'expires_at' | 'last_used_at' | 'replaced_by'> & {
+  /** How far the primary's WAL had reached after the tenant's last acknowledged write (null: none recorded); see db/readReplicas.ts. */
+  written_up_to: number | string | null;
+};
 
 /**
  * The key with this hash, revoked and expired ones too: the caller says which it is. Every
  * request runs it, so it is compiled once per database handle and prepared by name on PostgreSQL.
+ * With it, read on the primary at the request's start, the tenant's last write position: where
+ * its reads may run (db/readReplicas.ts), at no round trip of its own.
  */
 export async function findKeyByHash(db: Kysely<Database>, hash: string) {
   let templates = statements.get(db);
@@ -70,6 +75,13 @@ export async function findKeyByHash(db: Kysely<Database>, hash: string) {
         db
           .selectFrom('api_keys')
           .select(['id', 'tenant_id', 'scopes', 'key_hash', 'revoked_at', 'expires_at', 'last_used_at', 'replaced_by'])
+          .select((eb) =>
+            eb
+              .selectFrom('tenant_write_positions')
+              .select('tenant_write_positions.position')
+              .whereRef('tenant_write_positions.tenant_id', '=', 'api_keys.tenant_id')
+              .as('written_up_to'),
+          )
           .where('key_hash', '=', slot<string>('hash')),
       ),
     { hash },
