@@ -21,8 +21,8 @@ export interface ReplicasResult {
   askMs: number;
   /** The key query alone and with the tenant's write position beside it, µs (median of rounds). */
   keyQueryUs: { plain: number; withPosition: number };
-  /** The writer alone against each server: what recording the position costs a write. */
-  writes: { alone: WriterStats; replica: WriterStats };
+  /** The writer alone against each server, alternated rounds: what recording the position costs a write. */
+  writes: { alone: WriterStats[]; replica: WriterStats[] };
   /** Under the writer, page 1 hammered by the writer's own tenant through the server with the replica. */
   underWriter: { measured: Measured; reads: Record<string, number>; lagMs: { p50: number; p99: number; max: number }; lagBytes: { p50: number; max: number } };
 }
@@ -119,7 +119,7 @@ export async function measureReplicas(shape: { payments: number; seconds: number
     const plain: number[] = [];
     const withPosition: number[] = [];
     await sql`insert into tenant_write_positions (tenant_id, position) select tenant_id, 1 from api_keys limit 1 on conflict do nothing`.execute(primaryDb.kysely);
-    for (let round = 0; round < 10; round++) {
+    for (let round = 0; round < 20; round++) {
       for (const [statement, into] of [
         [plainSql, plain],
         [withSql, withPosition],
@@ -140,8 +140,12 @@ export async function measureReplicas(shape: { payments: number; seconds: number
       await new Promise((resume) => setTimeout(resume, seconds * 1000));
       return writer.stop();
     };
-    log('  replicas: the writer alone, primary alone then with the replica');
-    const writes = { alone: await writeRun(alone.origin), replica: await writeRun(replica.origin) };
+    const writes: ReplicasResult['writes'] = { alone: [], replica: [] };
+    for (let round = 0; round < rounds; round++) {
+      log(`  replicas: the writer alone, round ${round + 1}`);
+      const order = round % 2 === 0 ? (['alone', 'replica'] as const) : (['replica', 'alone'] as const);
+      for (const which of order) writes[which].push(await writeRun((which === 'alone' ? alone : replica).origin));
+    }
 
     // Under the writer: the writer's own tenant hammers page 1 through the server with the replica.
     log('  replicas: page 1 under the writer, lag sampled');
@@ -206,8 +210,9 @@ export function printReplicas(r: ReplicasResult): void {
     console.log(`| ${c.name} | ${cell(c.alone)} | ${cell(c.replica)} | ${fmt(median(c.replica.map((m) => m.rps)) / median(c.alone.map((m) => m.rps)), 2)} |`);
   }
   console.log(`\nThe check a read pays: choosing a replica known far enough ${fmt(r.chooseUs, 2)} µs in-process; asking a replica how far it is (only when it is remembered short of the tenant's position, at most once per 2 ms per replica) ${fmt(r.askMs, 2)} ms; the key query with the tenant's position beside it ${fmt(r.keyQueryUs.withPosition)} µs against ${fmt(r.keyQueryUs.plain)} µs without.`);
-  const w = (s: WriterStats) => `${fmt(s.createsPerSecond, 1)} creates/s + ${fmt(s.capturesPerSecond, 1)} captures/s, p50 ${s.latencyP50} ms, p99 ${s.latencyP99} ms, ${s.createFailures + s.captureFailures} failures`;
-  console.log(`\nThe writer alone: primary alone ${w(r.writes.alone)}; with the replica (each write also records its position) ${w(r.writes.replica)}.`);
+  const w = (runs: WriterStats[]) =>
+    `write p50 ${fmt(median(runs.map((s) => s.latencyP50)), 1)} ms, p99 ${fmt(median(runs.map((s) => s.latencyP99)), 1)} ms (medians of ${runs.length} runs of 50 creates + 50 captures/s), ${runs.reduce((n, s) => n + s.createFailures + s.captureFailures, 0)} failures`;
+  console.log(`\nThe writer alone: primary alone ${w(r.writes.alone)}; with the replica (each write also records its position) ${w(r.writes.replica)}; with ÷ alone (p50) ${fmt(median(r.writes.replica.map((s) => s.latencyP50)) / median(r.writes.alone.map((s) => s.latencyP50)), 2)}.`);
   const u = r.underWriter;
   console.log(
     `\nUnder the writer, page 1 by the writer's own tenant through the server with the replica: ${fmt(u.measured.rps)} req/s, p50 ${u.measured.p50} ms, p99 ${u.measured.p99} ms, ${u.measured.errors} errors; reads ${JSON.stringify(u.reads)}. Replay lag (pg_stat_replication.replay_lag): p50 ${fmt(u.lagMs.p50, 2)} ms, p99 ${fmt(u.lagMs.p99, 2)} ms, max ${fmt(u.lagMs.max, 2)} ms; WAL not yet replayed: p50 ${fmt(u.lagBytes.p50)} bytes, max ${fmt(u.lagBytes.max)} bytes.`,

@@ -152,7 +152,7 @@ export async function buildApp({
   // Order matters: cheap refusals (per-address budget, query bounds) before the key lookup.
   app.addHook('onRequest', rateLimit.perAddress);
   app.addHook('onRequest', rejectBadQuery);
-  registerAuthentication(app, db.kysely);
+  registerAuthentication(app, db.kysely, (reads?.replicas.length ?? 0) > 0);
   app.addHook('onRequest', rateLimit.perKey);
   app.addHook('preValidation', rejectInvalidTextInBody);
   if (metrics) registerMetrics(app, db, reads);

@@ -22,6 +22,8 @@ export function registerReplicaMetrics(register: Registry, reads: ReadRouting): 
     help: "A read replica's replay lag as it last answered (0: it has replayed all it received; +Inf: unknown)",
     labelNames: ['replica'],
     registers: [register],
+    // Under WORKERS=n each worker asks on its own: the worst answer, not their sum.
+    aggregator: 'max',
     collect() {
       this.reset();
       for (const r of reads.views()) this.set({ replica: r.name }, r.lagMs / 1000);
@@ -32,6 +34,7 @@ export function registerReplicaMetrics(register: Registry, reads: ReadRouting): 
     help: 'A read replica that answered as a standby within the lag bound (1), or not (0: down, promoted, lagging, or not asked yet)',
     labelNames: ['replica', 'status'],
     registers: [register],
+    aggregator: 'min',
     collect() {
       this.reset();
       for (const r of reads.views()) this.set({ replica: r.name, status: r.status }, r.status === 'up' && r.lagMs <= reads.maxLagMs ? 1 : 0);
