@@ -33,9 +33,9 @@ export interface Config {
   redisUrl: string | undefined;
   /** Origins allowed by CORS (`*` for any); empty: CORS off. */
   corsOrigins: string[];
-  /** What one request and one caller may consume (README → Limits and rate limiting). */
+  /** What one request and one caller may consume (docs/errors.md → Limits and rate limiting). */
   limits: ResourceLimits;
-  /** Operations (issue 6): see README "Operations". PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (503). */
+  /** Operations (issue 6): see docs/operations.md "Operations". PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (503). */
   pgConnectTimeoutMs: number;
   readyTimeoutMs: number;
   shutdownDrainMs: number;
@@ -43,7 +43,7 @@ export interface Config {
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
   seedPauseMs: number;
-  /** Events and webhooks: README "Events and webhooks". */
+  /** Events and webhooks: docs/webhooks.md. */
   webhooks: WebhookSettings;
 }
 

@@ -157,7 +157,7 @@ describe('every resource a request can consume is bounded, and going past a boun
 });
 
 // PostgreSQL bounds one statement's time and the wait for a connection; SQLite runs in-process
-// (README → Limits and rate limiting says what bounds its work).
+// (docs/errors.md → Limits and rate limiting says what bounds its work).
 describe.runIf(TEST_DIALECT === 'postgres')('PostgreSQL: statement timeout and pool acquire timeout answer 503', () => {
   let t: TestContext;
   let key: string;
