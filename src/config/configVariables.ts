@@ -141,6 +141,25 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'what stands between the service and PostgreSQL: `none` (a direct connection), `session` (a session-pooling PgBouncer: no startup parameters) or `transaction` (a transaction-pooling PgBouncer, RDS Proxy, Supavisor: no startup parameters and no named prepared statements). Behind a pooler every setting travels with each statement, inside its transaction',
     example: 'transaction',
   },
+  {
+    name: 'DATABASE_REPLICA_URLS',
+    kind: 'string',
+    schema: string({ pattern: '^postgres(ql)?://[^\\s,]+(\\s*,\\s*postgres(ql)?://[^\\s,]+)*$' }),
+    fallback: '',
+    shownDefault: 'none',
+    allowed: "comma-separated `postgres://…` URLs of streaming standbys of DATABASE_URL's primary",
+    description:
+      "PostgreSQL only (SQLite ignores it, saying so at start-up): read replicas for list pages, single reads, exports and events. A read goes to a replica only when that replica has replayed the tenant's last acknowledged write (read-your-writes on every instance), else to the primary; see docs/scaling.md",
+    refine: (text) => text.split(',').every((url) => URL.canParse(url.trim())),
+    secret: 'password-in-url',
+    example: 'postgres://payments:secret@replica1:5432/payments',
+  },
+  wholeNumber(
+    'REPLICA_MAX_LAG_MS',
+    5_000,
+    'a replica whose replay is this far behind is not read from (reads go to the primary) until it catches up; read-your-writes holds whatever the bound',
+    1,
+  ),
   wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',

@@ -25,6 +25,10 @@ export interface Config {
   pgPooler: PgPooler;
   /** Key for card fingerprints (HMAC); a deployment must set its own. */
   cardFingerprintSecret: string;
+  /** PostgreSQL read replicas (DATABASE_REPLICA_URLS); empty: none. */
+  replicaUrls: string[];
+  /** A replica further behind than this is not read from (REPLICA_MAX_LAG_MS). */
+  replicaMaxLagMs: number;
   /** Shared state for several instances (rate-limit counters); in-process when unset. */
   redisUrl: string | undefined;
   /** Origins allowed by CORS (`*` for any); empty: CORS off. */
@@ -115,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolMax: int('PG_POOL_MAX'),
     pgPooler: str('PG_POOLER') as PgPooler,
     cardFingerprintSecret: str('CARD_FINGERPRINT_SECRET') as string,
+    replicaUrls: (str('DATABASE_REPLICA_URLS') ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
+    replicaMaxLagMs: int('REPLICA_MAX_LAG_MS'),
     redisUrl: str('REDIS_URL'),
     corsOrigins: (str('CORS_ORIGINS') ?? '')
       .split(',')
