@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler --outbox-only]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -29,6 +29,11 @@
  *   directly as behind a transaction pooler (unnamed statements, settings with each statement), and
  *   through a transaction-pooling PgBouncer, side by side.
  *
+ * - `--only replicas` (replicas.ts): a primary and a synchronous streaming standby of its own on
+ *   loopback ports, the list cases served by the primary alone and with reads on the standby
+ *   (DATABASE_REPLICA_URLS), alternated `--walk-rounds` times; what the replica check costs; and
+ *   page 1 read by the writer's own tenant while the writer runs, the standby's replay lag sampled.
+ *
  * Then, per database, on a fresh database of its own, the cost of events and webhooks
  * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
@@ -48,6 +53,7 @@ import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
 import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
+import { measureReplicas, printReplicas } from './replicas.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 
 const { values } = parseArgs({
@@ -68,9 +74,11 @@ const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-if (values.only !== undefined && values.only !== 'exports' && values.only !== 'pooler') throw new Error(`--only knows two sections, exports and pooler; not ${values.only}`);
+if (values.only !== undefined && !['exports', 'pooler', 'replicas'].includes(values.only))
+  throw new Error(`--only knows three sections, exports, pooler and replicas; not ${values.only}`);
 const onlyExports = values.only === 'exports';
 const onlyPooler = values.only === 'pooler';
+const onlyReplicas = values.only === 'replicas';
 const withWriter = !values['no-writer'] && !onlyExports;
 const log = (line: string) => console.error(line);
 
@@ -186,7 +194,12 @@ for (const size of onlyPooler ? sizes : []) {
   printPooler(await measureThroughPooler(await ensureDataset('postgres', size, log), { seconds, connections, log }));
 }
 
-for (const dialect of values['outbox-only'] || onlyPooler ? [] : dialects) {
+// `--only replicas`: a primary and a streaming standby of its own, the primary alone against reads from the standby (replicas.ts).
+for (const size of onlyReplicas ? sizes : []) {
+  printReplicas(await measureReplicas({ payments: size, seconds, connections, rounds: Number(values['walk-rounds']), log }));
+}
+
+for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -213,4 +226,4 @@ for (const dialect of values['outbox-only'] || onlyPooler ? [] : dialects) {
 }
 
 // `--only exports` runs nothing else.
-for (const dialect of onlyExports || onlyPooler ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));
+for (const dialect of onlyExports || onlyPooler || onlyReplicas ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

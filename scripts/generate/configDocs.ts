@@ -1,8 +1,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { CONFIG_VARIABLES } from '../../src/config/configVariables.ts';
 
-/** The README's configuration table and `.env.example`, both from the one list of variables. */
-export const README = new URL('../../README.md', import.meta.url);
+/** The configuration guide's table and `.env.example`, both from the one list of variables. */
+export const CONFIG_GUIDE = new URL('../../docs/operations.md', import.meta.url);
 export const ENV_EXAMPLE = new URL('../../.env.example', import.meta.url);
 
 const START = '<!-- configuration table: generated from src/config/configVariables.ts by `npm run generate` -->';
@@ -15,12 +15,12 @@ export function configTable(): string {
   return [START, '| Variable | Default | Allowed | |', '|---|---|---|---|', ...rows, END].join('\n');
 }
 
-/** The README with its table replaced by the current one. */
-export function readmeWithConfigTable(readme: string): string {
-  const start = readme.indexOf(START);
-  const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the configuration table markers`);
-  return readme.slice(0, start) + configTable() + readme.slice(end + END.length);
+/** The configuration guide with its table replaced by the current one. */
+export function guideWithConfigTable(guide: string): string {
+  const start = guide.indexOf(START);
+  const end = guide.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`docs/operations.md lacks the configuration table markers`);
+  return guide.slice(0, start) + configTable() + guide.slice(end + END.length);
 }
 
 export function envExample(): string {
@@ -37,6 +37,6 @@ export function envExample(): string {
 }
 
 if (import.meta.main) {
-  writeFileSync(README, readmeWithConfigTable(readFileSync(README, 'utf8')));
+  writeFileSync(CONFIG_GUIDE, guideWithConfigTable(readFileSync(CONFIG_GUIDE, 'utf8')));
   writeFileSync(ENV_EXAMPLE, envExample());
 }

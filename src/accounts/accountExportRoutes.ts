@@ -13,7 +13,7 @@ export function registerAccountExportRoutes(fastify: FastifyInstance, exports: E
     config: { scope: 'read', ...exportRouteConfig(accountListSpec) },
     schema: {
       summary: 'Export accounts',
-      description: 'Every account the list would show, streamed from one snapshot (README → Exports).',
+      description: 'Every account the list would show, streamed from one snapshot (docs/exports.md).',
       tags: ['accounts'],
       querystring: Type.Object(filterAndSortSchema(accountListSpec), { additionalProperties: true }),
       response: exportResponses(AccountSchema),

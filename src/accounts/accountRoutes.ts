@@ -13,6 +13,7 @@ import { findAccount } from './accountQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { accountRepresentation } from './accountRepresentation.ts';
 import { AccountSchema } from './accountSchema.ts';
+import { tenantRead } from '../listing/tenantReads.ts';
 
 export const AccountParams = Type.Object({ account: Type.String() });
 
@@ -50,7 +51,9 @@ export function registerAccountRoutes(fastify: FastifyInstance, db: Db, lists: L
     handler: async (request, reply) =>
       answerSingleRead(reply, accountRepresentation, request.query, request.caller.tenantId, async () => {
         const id = request.params.account;
-        const row = isIdOf('acc', id) ? await findAccount(db.kysely, request.caller.tenantId, id) : undefined;
+        const row = isIdOf('acc', id)
+          ? await tenantRead(lists.reads, db, request, reply, (r) => findAccount(r.kysely, request.caller.tenantId, id))
+          : undefined;
         if (!row) throw notFound(`No account ${id}.`);
         return row.resource;
       }),

@@ -12,6 +12,8 @@ export interface Caller {
   scopes: Scope[];
   /** SHA-256 of the key: what per-key state (rate limits) is keyed by, never the key itself. */
   keyHash: string;
+  /** How far the primary's WAL had reached after the tenant's last acknowledged write (0: none recorded): a read goes to a replica only past it. */
+  writtenUpTo: number;
 }
 
 declare module 'fastify' {
@@ -27,7 +29,7 @@ declare module 'fastify' {
 /** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
 const BEARER = /^Bearer +([A-Za-z0-9_\-.~+/]{1,200}=*)$/i;
 
-async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<Caller> {
+async function callerOf(db: Kysely<Database>, request: FastifyRequest, withWritePosition: boolean): Promise<Caller> {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Send an API key as Authorization: Bearer <key>.');
   const match = BEARER.exec(header);
@@ -35,7 +37,7 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
   const hash = hashApiKey(match[1]);
   // No cache of keys: every request reads the key's row, so a revocation or an expiry holds
   // from the next request on, on every instance.
-  const key = await findKeyByHash(db, hash);
+  const key = await findKeyByHash(db, hash, withWritePosition);
   if (!key || !sameHash(key.key_hash, hash)) throw unauthorized('The API key is not valid.');
   const now = new Date();
   const state = keyState(key, now.getTime());
@@ -46,7 +48,7 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest): Promise<
     throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
   }
   noteKeyUse(db, key, now);
-  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash };
+  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash, writtenUpTo: Number(key.written_up_to ?? 0) };
 }
 
 /**
@@ -62,13 +64,16 @@ function sameHash(stored: string, computed: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** Authenticates every route that declares a scope, before its input is even validated. */
-export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>): void {
+/**
+ * Authenticates every route that declares a scope, before its input is even validated. With read
+ * replicas (`withWritePosition`), the caller carries the tenant's last write position too.
+ */
+export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>, withWritePosition = false): void {
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request) => {
     const needed = request.routeOptions.config.scope;
     if (!needed) return;
-    const caller = await callerOf(db, request);
+    const caller = await callerOf(db, request, withWritePosition);
     if (!caller.scopes.includes(needed)) throw forbidden(`This API key lacks the ${needed} scope.`);
     request.caller = caller;
   });

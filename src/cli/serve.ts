@@ -3,7 +3,7 @@ import type { Config } from '../config/loadConfig.ts';
 import { buildApp } from '../http/buildApp.ts';
 import { Redis } from 'ioredis';
 import { runPrimary } from './clusterPrimary.ts';
-import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } from './startup.ts';
+import { openConfiguredDatabase, openConfiguredReplicas, prepareDatabase, printBanner, startupSummary } from './startup.ts';
 import { listenFailure } from './listenFailure.ts';
 import { shutDownGracefully } from './shutdown.ts';
 
@@ -18,12 +18,14 @@ export async function serve(config: Config): Promise<void> {
   const demo = cluster.isWorker ? undefined : await prepareDatabase(db, config);
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', () => {}); // rate limits pass uncounted while Redis is away
-  const app = await buildApp({ config, db, redis, metrics: config.metricsEnabled });
+  const reads = await openConfiguredReplicas(db, config);
+  const app = await buildApp({ config, db, redis, reads, metrics: config.metricsEnabled });
   // Released only after app.close() has resolved, i.e. after the last in-flight request: an
   // onClose hook added here would run before Fastify's own server close and pull the pool
   // from under requests still running.
   const release = async () => {
     redis?.disconnect();
+    await reads.close();
     await db.close();
   };
   // biome-ignore lint/correctness/noUnusedVariables: read by `??=`: a second signal joins the shutdown under way
@@ -50,7 +52,7 @@ export async function serve(config: Config): Promise<void> {
   }
   // Under WORKERS=n the primary prints the banner once, when every worker listens.
   if (!cluster.isWorker) {
-    const { msg, ...summary } = startupSummary(config, address);
+    const { msg, ...summary } = startupSummary(config, address, reads.views());
     app.log.info(summary, msg);
     printBanner(config.publicUrl ?? address, demo);
   }

@@ -4,17 +4,42 @@ import { migrateToLatest } from '../db/migrate.ts';
 import { createDemoTenantIfEmpty, DEMO } from '../seed/demoTenant.ts';
 import { findTenantByName } from '../auth/tenantQueries.ts';
 import { describeDatabase } from '../db/describeDatabase.ts';
+import { openReadRouting, replicaName } from '../db/openReadRouting.ts';
+import type { ReadRouting, ReplicaView } from '../db/readReplicas.ts';
+import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
 
 /** What a single server and the WORKERS=n primary both do before anything listens. */
 
 export function openConfiguredDatabase(config: Config): Db {
-  return openDatabase(config.databaseUrl, {
+  return openDatabase(config.databaseUrl, databaseOptions(config));
+}
+
+function databaseOptions(config: Config) {
+  return {
     poolMax: config.pgPoolMax,
     pooler: config.pgPooler,
     connectionTimeoutMs: config.pgConnectTimeoutMs,
     statementTimeoutMs: config.limits.statementTimeoutMs,
-  });
+  };
+}
+
+/** DATABASE_REPLICA_URLS' replicas, opened like the primary and asked once how far they are (none on SQLite). */
+export async function openConfiguredReplicas(db: Db, config: Config): Promise<ReadRouting> {
+  const reads = openReadRouting(db, config.replicaUrls, databaseOptions(config), config.replicaMaxLagMs);
+  await reads.start();
+  return reads;
+}
+
+/**
+ * What the start-up line says of read replicas: each by host and port with what it answered
+ * (when asked), that SQLite ignores them, or nothing when none is configured.
+ */
+export function describeReplicas(config: Config, views?: ReplicaView[]): string | undefined {
+  if (config.replicaUrls.length === 0) return undefined;
+  if (sqlitePathOf(config.databaseUrl)) return `read replicas ignored: DATABASE_REPLICA_URLS is for PostgreSQL, the database is SQLite`;
+  const names = views ? views.map((v) => `${v.name} (${v.status === 'up' ? `replaying, lag ${v.lagMs} ms` : v.status})`) : config.replicaUrls.map(replicaName);
+  return `read replicas ${names.join(' and ')}, reads after each tenant's last write, else the primary; lag bound ${config.replicaMaxLagMs} ms`;
 }
 
 /**
@@ -56,7 +81,7 @@ The reference, to try every endpoint in a browser ("Authorize" with the key): ${
 }
 
 /** What the start-up log line says: where the data is (never credentials), and what is switched on. */
-export function startupSummary(config: Config, address: string) {
+export function startupSummary(config: Config, address: string, replicas?: ReplicaView[]) {
   const features = [
     config.metricsEnabled && 'metrics',
     config.redisUrl && 'shared rate limits (Redis)',
@@ -64,6 +89,7 @@ export function startupSummary(config: Config, address: string) {
     config.corsOrigins.length > 0 && 'CORS',
     config.trustProxy !== false && 'trust proxy',
     config.publicUrl && `public URL ${config.publicUrl}`,
+    describeReplicas(config, replicas),
     config.shutdownDrainMs > 0 && `drain ${config.shutdownDrainMs}ms`,
   ].filter((f): f is string => typeof f === 'string');
   return {

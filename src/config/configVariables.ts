@@ -3,8 +3,8 @@ import { canParsePostgresUrl, parsePostgresUrl, sessionAttrsOf } from './postgre
 
 /**
  * Every environment variable the server and the CLI read: its type and bounds (a JSON Schema,
- * variableSchema.ts), its default and what it is for. The README's
- * configuration table and `.env.example` are generated from this list (`npm run generate`), and
+ * variableSchema.ts), its default and what it is for. The configuration
+ * table (docs/operations.md) and `.env.example` are generated from this list (`npm run generate`), and
  * a test fails when they drift from it.
  */
 export interface ConfigVariable {
@@ -14,9 +14,9 @@ export interface ConfigVariable {
   schema: VariableSchema;
   /** Used when the variable is unset or empty; undefined: no value. */
   fallback: number | boolean | string | undefined;
-  /** The default as the README shows it. */
+  /** The default as the configuration table shows it. */
   shownDefault: string;
-  /** What is allowed, in words: the error line and the README say it. */
+  /** What is allowed, in words: the error line and the configuration table say it. */
   allowed: string;
   description: string;
   /** A check the schema cannot express (a URL that parses). */
@@ -117,7 +117,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     fallback: 'info',
     shownDefault: '`info`',
     allowed: LOG_LEVELS.join(', '),
-    description: 'logs never hold a key or a card number (see Limits)',
+    description: 'logs never hold a key or a card number (see docs/errors.md, Limits)',
   },
   {
     name: 'LOG_FORMAT',
@@ -141,6 +141,25 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
       'what stands between the service and PostgreSQL: `none` (a direct connection), `session` (a session-pooling PgBouncer: no startup parameters) or `transaction` (a transaction-pooling PgBouncer, RDS Proxy, Supavisor: no startup parameters and no named prepared statements). Behind a pooler every setting travels with each statement, inside its transaction',
     example: 'transaction',
   },
+  {
+    name: 'DATABASE_REPLICA_URLS',
+    kind: 'string',
+    schema: string({ pattern: '^postgres(ql)?://[^\\s,]+(\\s*,\\s*postgres(ql)?://[^\\s,]+)*$' }),
+    fallback: '',
+    shownDefault: 'none',
+    allowed: "comma-separated `postgres://…` URLs of streaming standbys of DATABASE_URL's primary",
+    description:
+      "PostgreSQL only (SQLite ignores it, saying so at start-up): read replicas for list pages, single reads, exports and events. A read goes to a replica only when that replica has replayed the tenant's last acknowledged write (read-your-writes on every instance), else to the primary; see docs/scaling.md",
+    refine: (text) => text.split(',').every((url) => URL.canParse(url.trim())),
+    secret: 'password-in-url',
+    example: 'postgres://payments:secret@replica1:5432/payments',
+  },
+  wholeNumber(
+    'REPLICA_MAX_LAG_MS',
+    5_000,
+    'a replica whose replay is this far behind is not read from (reads go to the primary) until it catches up; read-your-writes holds whatever the bound',
+    1,
+  ),
   wholeNumber(
     'PG_STATEMENT_TIMEOUT_MS',
     10_000,
@@ -202,7 +221,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     shownDefault: 'unset',
     allowed: '`redis://host:6379` (or `rediss://`)',
     refine: (text) => URL.canParse(text),
-    description: 'shared by several instances for rate-limit budgets (see "Running on PostgreSQL and scaling out")',
+    description: 'shared by several instances for rate-limit budgets (see docs/scaling.md)',
     secret: 'password-in-url',
     example: 'redis://cache:6379',
   },

@@ -25,13 +25,17 @@ export interface Config {
   pgPooler: PgPooler;
   /** Key for card fingerprints (HMAC); a deployment must set its own. */
   cardFingerprintSecret: string;
+  /** PostgreSQL read replicas (DATABASE_REPLICA_URLS); empty: none. */
+  replicaUrls: string[];
+  /** A replica further behind than this is not read from (REPLICA_MAX_LAG_MS). */
+  replicaMaxLagMs: number;
   /** Shared state for several instances (rate-limit counters); in-process when unset. */
   redisUrl: string | undefined;
   /** Origins allowed by CORS (`*` for any); empty: CORS off. */
   corsOrigins: string[];
-  /** What one request and one caller may consume (README → Limits and rate limiting). */
+  /** What one request and one caller may consume (docs/errors.md → Limits and rate limiting). */
   limits: ResourceLimits;
-  /** Operations (issue 6): see README "Operations". PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (503). */
+  /** Operations (issue 6): see docs/operations.md "Operations". PostgreSQL: give up opening a connection, or waiting for a free pooled one, after this long (503). */
   pgConnectTimeoutMs: number;
   readyTimeoutMs: number;
   shutdownDrainMs: number;
@@ -39,7 +43,7 @@ export interface Config {
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
   seedPauseMs: number;
-  /** Events and webhooks: README "Events and webhooks". */
+  /** Events and webhooks: docs/webhooks.md. */
   webhooks: WebhookSettings;
 }
 
@@ -115,6 +119,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgPoolMax: int('PG_POOL_MAX'),
     pgPooler: str('PG_POOLER') as PgPooler,
     cardFingerprintSecret: str('CARD_FINGERPRINT_SECRET') as string,
+    replicaUrls: (str('DATABASE_REPLICA_URLS') ?? '')
+      .split(',')
+      .map((u) => u.trim())
+      .filter(Boolean),
+    replicaMaxLagMs: int('REPLICA_MAX_LAG_MS'),
     redisUrl: str('REDIS_URL'),
     corsOrigins: (str('CORS_ORIGINS') ?? '')
       .split(',')

@@ -1,6 +1,6 @@
 /**
  * The machine codes a 422 gives beside each sentence (`codes`), once, with what each means.
- * Sentences may be reworded; a code, once here, keeps its meaning. The README lists them all
+ * Sentences may be reworded; a code, once here, keeps its meaning. docs/errors.md lists them all
  * (test/core/issueCodes.test.ts keeps the two in step).
  */
 export const ISSUE_CODES = {

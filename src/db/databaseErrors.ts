@@ -159,7 +159,7 @@ export function poolerHint(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if ((code === '26000' || code === '42P05') && typeof message === 'string' && message.includes('prepared statement')) {
-    return 'named prepared statements fail as they do behind a transaction-pooling PgBouncer: set PG_POOLER=transaction (README "Running behind PgBouncer")';
+    return 'named prepared statements fail as they do behind a transaction-pooling PgBouncer: set PG_POOLER=transaction (docs/scaling.md "Running behind PgBouncer")';
   }
   return undefined;
 }

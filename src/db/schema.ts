@@ -188,6 +188,12 @@ export interface MetadataEntryTable {
   record_id: string;
 }
 
+/** How far the primary's WAL had reached after a tenant's last acknowledged write (bytes from 0/0). */
+export interface TenantWritePositionTable {
+  tenant_id: string;
+  position: number;
+}
+
 export interface Database {
   tenants: TenantTable;
   api_keys: ApiKeyTable;
@@ -203,6 +209,7 @@ export interface Database {
   webhook_deliveries: WebhookDeliveryTable;
   account_metadata: MetadataEntryTable;
   payment_metadata: MetadataEntryTable;
+  tenant_write_positions: TenantWritePositionTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -4,6 +4,8 @@ import './routeDocs.ts';
 import type { Redis } from 'ioredis';
 import { DEFAULT_LIMITS, DEFAULT_WEBHOOK_SETTINGS, type Config, type ResourceLimits, type WebhookSettings } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
+import type { ReadRouting } from '../db/readReplicas.ts';
+import { registerWritePositionRecording } from './writePositionRecording.ts';
 import { registerAuthentication } from '../auth/authenticate.ts';
 import { registerAccountRoutes } from '../accounts/accountRoutes.ts';
 import { registerPaymentRoutes } from '../payments/paymentRoutes.ts';
@@ -52,6 +54,8 @@ export interface AppOptions {
   rateLimitPrefix?: string;
   /** How deep list pages are found; tests lower the thresholds to reach those paths on small lists. */
   listTuning?: ListTuning;
+  /** Read replicas (DATABASE_REPLICA_URLS): where tenants' reads run; all on `db` when absent. */
+  reads?: ReadRouting;
   /** Prometheus metrics at /metrics (default on; METRICS=off). */
   metrics?: boolean;
   /** How a webhook URL's host name is resolved when it is saved (the system's resolver; tests pass a fixed table). */
@@ -76,6 +80,7 @@ export async function buildApp({
   metrics = true,
   listTuning,
   resolveHost,
+  reads,
 }: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const app = Fastify({
@@ -147,15 +152,16 @@ export async function buildApp({
   // Order matters: cheap refusals (per-address budget, query bounds) before the key lookup.
   app.addHook('onRequest', rateLimit.perAddress);
   app.addHook('onRequest', rejectBadQuery);
-  registerAuthentication(app, db.kysely);
+  registerAuthentication(app, db.kysely, (reads?.replicas.length ?? 0) > 0);
   app.addHook('onRequest', rateLimit.perKey);
   app.addHook('preValidation', rejectInvalidTextInBody);
-  if (metrics) registerMetrics(app, db);
+  if (metrics) registerMetrics(app, db, reads);
+  if (reads) registerWritePositionRecording(app, reads);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving', config.readyTimeoutMs);
-  const lists = { db, ...(listTuning ? { tuning: listTuning } : {}) };
+  const lists = { db, ...(listTuning ? { tuning: listTuning } : {}), ...(reads ? { reads } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);
-  const exports = { db, slots: new ExportSlots(limits.exportsPerKey), statementTimeoutMs: limits.exportStatementTimeoutMs };
+  const exports = { db, slots: new ExportSlots(limits.exportsPerKey), statementTimeoutMs: limits.exportStatementTimeoutMs, ...(reads ? { reads } : {}) };
   registerAccountExportRoutes(app, exports);
   registerPaymentExportRoutes(app, exports);
   registerAccountWriteRoutes(app, db, config.cardFingerprintSecret);

@@ -6,6 +6,8 @@ import { issue, mergeFieldErrors, validationProblem, type FieldErrors } from '..
 import type { Db } from '../db/database.ts';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
+import type { ReadRouting } from '../db/readReplicas.ts';
+import { tenantRead } from './tenantReads.ts';
 import { csvColumnsOf } from './csvColumns.ts';
 import { csvHeader } from './csvText.ts';
 import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
@@ -33,6 +35,8 @@ export interface ExportContext {
   slots: ExportSlots;
   /** PostgreSQL `statement_timeout` of an export's count (ms; its COPY has none); 0: none. */
   statementTimeoutMs: number;
+  /** Read replicas (db/readReplicas.ts): where a tenant's export runs; `db` alone when absent. */
+  reads?: ReadRouting;
 }
 
 /** An export route's config: its spec (documentation) and how its query errors are worded. */
@@ -124,14 +128,24 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
         }
       })());
     try {
-      reader = await openSnapshot(exports.db, { statementTimeoutMs: exports.statementTimeoutMs });
-      const { kysely } = exports.db;
-      // The total as the list takes it: from the counts every write keeps in its transaction when
-      // the filters are a counted slice (read in the snapshot, so exactly the rows it holds), else
-      // row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
-      const slice = countedSlice(table, scope, query);
-      const total = slice ? countedTotalSelect(kysely, scope.tenantId, table, slice) : countSelect(kysely, table, scope, query);
-      const [{ n }] = await reader.all<{ n: number | string }>(total.compile());
+      // The snapshot on a replica that has the tenant's every acknowledged write, else the primary.
+      const opened = await tenantRead(exports.reads, exports.db, request, reply, async (db) => {
+        const snapshot = await openSnapshot(db, { statementTimeoutMs: exports.statementTimeoutMs });
+        try {
+          // The total as the list takes it: from the counts every write keeps in its transaction when
+          // the filters are a counted slice (read in the snapshot, so exactly the rows it holds), else
+          // row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
+          const slice = countedSlice(table, scope, query);
+          const total = slice ? countedTotalSelect(db.kysely, scope.tenantId, table, slice) : countSelect(db.kysely, table, scope, query);
+          const [{ n }] = await snapshot.all<{ n: number | string }>(total.compile());
+          return { snapshot, n, kysely: db.kysely };
+        } catch (error) {
+          await snapshot.close();
+          throw error;
+        }
+      });
+      reader = opened.snapshot;
+      const { n, kysely } = opened;
       const select = wholeListSelect(kysely, table, scope, query).compile();
       const sent = { count: 0 };
       const chunks = reader.lines(select);

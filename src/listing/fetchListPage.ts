@@ -1,4 +1,5 @@
 import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely, type QueryCreator } from 'kysely';
+import type { ReadRouting } from '../db/readReplicas.ts';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
@@ -43,6 +44,8 @@ export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM,
 export interface ListContext {
   db: Db;
   tuning?: ListTuning;
+  /** Read replicas (db/readReplicas.ts): where a tenant's list runs; `db` alone when absent. */
+  reads?: ReadRouting;
 }
 
 export interface ListPage {

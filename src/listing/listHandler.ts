@@ -12,6 +12,7 @@ import { listSchemaFieldErrors, readListRequest, type RawListRequest } from './r
 import type { RepresentationOffer } from './representationQuery.ts';
 import { reshapeRows, rowTrimmer } from './reshapeRows.ts';
 import { RowsInFlight } from './rowsInFlight.ts';
+import { tenantRead } from './tenantReads.ts';
 
 /** Pages from this size on share RowsInFlight; smaller ones never wait behind them. */
 const BIG_PAGE_FROM = 1000;
@@ -62,14 +63,23 @@ export function listHandler(endpoint: ListEndpoint) {
       // as it is. Fieldsets alone trim each row as it comes; expansions load the page's together.
       const trim = wanted && representation ? rowTrimmer(representation, wanted) : undefined;
       if (wanted && representation && !trim) {
-        const page = await fetchListPage(lists, table, scope, query, paging);
+        const page = await tenantRead(lists.reads, lists.db, request, reply, (db) => fetchListPage({ ...lists, db }, table, scope, query, paging));
         const rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
         const frame = pageFrame(request, reply, paging, page.total, rows.length, page.strategy);
         return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
       }
       // The rows are JSON already; the envelope is written around them as they come (envelopeBody.ts).
-      const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
-      const page = await writeListPage(lists, table, scope, query, paging, trim ? (row) => body.add(trim(row)) : (row) => body.add(row));
+      // Made anew if the read runs again on the primary (a replica failed it midway).
+      const { page, body } = await tenantRead(lists.reads, lists.db, request, reply, async (db) => {
+        const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
+        try {
+          const page = await writeListPage({ ...lists, db }, table, scope, query, paging, trim ? (row) => body.add(trim(row)) : (row) => body.add(row));
+          return { page, body };
+        } catch (error) {
+          body.release();
+          throw error;
+        }
+      });
       const frame = pageFrame(request, reply, paging, page.total, page.count, page.strategy);
       // 'finish': the last byte went to the socket (compressed or not, the ETag hashed a copy). A
       // response that never finishes (the client went away) leaves its buffer to the collector.

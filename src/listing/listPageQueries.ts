@@ -127,9 +127,12 @@ export function deferredJoinPageSelect(db: Kysely<Database>, table: ListTable, s
   const ids = applyOrder(scoped(db, table, scope, query).select('id'), query)
     .limit(rowLimit(limit))
     .offset(skip);
+  // The tenant again on the outer read: the ids are the tenant's already, but a statement that
+  // names its tenant on every table is routed to one shard on Citus (docs/scaling.md).
   const select = db
     .selectFrom(table as 'payments')
     .select('resource')
+    .where('tenant_id', '=', scope.tenantId)
     .where('id', 'in', ids);
   return applyOrder(select, query) as PageSelect;
 }

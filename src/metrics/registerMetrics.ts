@@ -2,6 +2,8 @@ import cluster from 'node:cluster';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
+import type { ReadRouting } from '../db/readReplicas.ts';
+import { registerReplicaMetrics } from './replicaMetrics.ts';
 import { isDatabaseUnavailable } from '../db/databaseErrors.ts';
 import { isClientAbort } from '../core/clientAborts.ts';
 import { askPrimaryForMetrics } from './clusterMetrics.ts';
@@ -18,7 +20,7 @@ function routeLabel(route: string | undefined): string {
  * database pool use, and prom-client's process defaults (memory, CPU, event-loop delay, GC).
  * One registry per app so several apps in one process (tests) never clash.
  */
-export function registerMetrics(app: FastifyInstance, db: Db): Registry {
+export function registerMetrics(app: FastifyInstance, db: Db, reads?: ReadRouting): Registry {
   const register = new Registry();
   collectDefaultMetrics({ register });
   const labelNames = ['method', 'route', 'status_class'] as const;
@@ -64,6 +66,8 @@ export function registerMetrics(app: FastifyInstance, db: Db): Registry {
       this.set({ state: 'max' }, stats.max);
     },
   });
+
+  if (reads) registerReplicaMetrics(register, reads);
 
   app.addHook('onResponse', (request, reply, done) => {
     const route = routeLabel(request.routeOptions.url);

@@ -22,7 +22,7 @@ export function registerPaymentExportRoutes(fastify: FastifyInstance, exports: E
 
   app.get('/v3/payments/export', {
     config: { scope: 'read', ...exportRouteConfig(paymentListSpec) },
-    schema: { summary: 'Export payments', description: 'Every payment the list would show, streamed from one snapshot (README → Exports).', ...schema },
+    schema: { summary: 'Export payments', description: 'Every payment the list would show, streamed from one snapshot (docs/exports.md).', ...schema },
     handler: exportHandler({ ...common, scopeOf: (request) => ({ tenantId: request.caller.tenantId }) }),
   });
 
@@ -30,7 +30,7 @@ export function registerPaymentExportRoutes(fastify: FastifyInstance, exports: E
     config: { scope: 'read', ...exportRouteConfig(paymentListSpec) },
     schema: {
       summary: 'Export the payments of one account',
-      description: 'Every payment of the account its list would show, streamed from one snapshot (README → Exports).',
+      description: 'Every payment of the account its list would show, streamed from one snapshot (docs/exports.md).',
       params: AccountParams,
       ...schema,
     },

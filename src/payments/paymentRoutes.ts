@@ -15,6 +15,7 @@ import { findPayment } from './paymentQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../listing/sendStoredResource.ts';
 import { paymentRepresentation } from './paymentRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
+import { tenantRead } from '../listing/tenantReads.ts';
 
 export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   // Request and reply types come from the route schemas (TypeBox), never restated.
@@ -72,7 +73,9 @@ export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: L
     handler: async (request, reply) =>
       answerSingleRead(reply, representation, request.query, request.caller.tenantId, async () => {
         const id = request.params.payment;
-        const row = isIdOf('pay', id) ? await findPayment(db.kysely, request.caller.tenantId, id) : undefined;
+        const row = isIdOf('pay', id)
+          ? await tenantRead(lists.reads, db, request, reply, (r) => findPayment(r.kysely, request.caller.tenantId, id))
+          : undefined;
         if (!row) throw notFound(`No payment ${id}.`);
         return row.resource;
       }),

@@ -81,6 +81,7 @@ export async function rotateSecret(write: Write, tenantId: string, id: string, n
       updated_at: row.updated_at,
       resource: row.resource,
     })
+    .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
   return row;
@@ -88,6 +89,7 @@ export async function rotateSecret(write: Write, tenantId: string, id: string, n
 
 export async function deleteEndpoint(write: Write, tenantId: string, id: string) {
   await lockEndpoint(write, tenantId, id);
-  await write.trx.deleteFrom('webhook_deliveries').where('endpoint_id', '=', id).execute();
-  await write.trx.deleteFrom('webhook_endpoints').where('id', '=', id).execute();
+  // The tenant in every statement, though the lock already proved the endpoint is its: one shard's work (docs/scaling.md).
+  await write.trx.deleteFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('endpoint_id', '=', id).execute();
+  await write.trx.deleteFrom('webhook_endpoints').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
 }

@@ -12,6 +12,7 @@ import { eventRepresentation } from './eventRepresentation.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { eventListSpec } from './eventListSpec.ts';
 import { EventSchema } from './eventSchema.ts';
+import { tenantRead } from '../listing/tenantReads.ts';
 
 export const EventParams = Type.Object({ event: Type.String() });
 
@@ -57,7 +58,7 @@ export function registerEventRoutes(fastify: FastifyInstance, db: Db, lists: Lis
     },
     handler: async (request, reply) =>
       answerSingleRead(reply, eventRepresentation, request.query, request.caller.tenantId, async () => {
-        return (await findEvent(db, request.caller.tenantId, request.params.event)).resource;
+        return (await tenantRead(lists.reads, db, request, reply, (r) => findEvent(r, request.caller.tenantId, request.params.event))).resource;
       }),
   });
 }

@@ -1,13 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ENV_EXAMPLE, envExample, README, readmeWithConfigTable } from '../../scripts/generate/configDocs.ts';
+import { CONFIG_GUIDE, ENV_EXAMPLE, envExample, guideWithConfigTable } from '../../scripts/generate/configDocs.ts';
 import { CONFIG_VARIABLES } from '../../src/config/configVariables.ts';
 
 describe('the documentation of the configuration', () => {
-  it('is the README table generated from the schema (npm run generate rewrites it)', () => {
-    const readme = readFileSync(README, 'utf8');
-    expect(readme).toBe(readmeWithConfigTable(readme));
-    for (const v of CONFIG_VARIABLES) expect(readme).toContain(`| \`${v.name}\` |`);
+  it('is the table in docs/operations.md generated from the schema (npm run generate rewrites it)', () => {
+    const guide = readFileSync(CONFIG_GUIDE, 'utf8');
+    expect(guide).toBe(guideWithConfigTable(guide));
+    for (const v of CONFIG_VARIABLES) expect(guide).toContain(`| \`${v.name}\` |`);
   });
 
   it('is .env.example generated from the schema, every variable in it', () => {

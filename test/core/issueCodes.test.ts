@@ -5,7 +5,7 @@ import { ISSUE_CODES } from '../../src/core/issueCodes.ts';
 import { CreateAccountBody, UpdateAccountBody } from '../../src/accounts/accountWriteSchemas.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from '../../src/payments/paymentWriteSchemas.ts';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const GUIDE = readFileSync(resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
 
 /** Every `x-code` anywhere in a schema. */
 function schemaCodes(schema: unknown): string[] {
@@ -15,8 +15,8 @@ function schemaCodes(schema: unknown): string[] {
 }
 
 describe('the codes of a 422', () => {
-  it('are listed in the README, each once, with its meaning, and nothing else is', () => {
-    const section = README.slice(README.indexOf('#### Invalid values (422)'));
+  it('are listed in docs/errors.md, each once, with its meaning, and nothing else is', () => {
+    const section = GUIDE.slice(GUIDE.indexOf('### Invalid values (422)'));
     const table = section.slice(section.indexOf('| code | meaning |'), section.indexOf('\n\n', section.indexOf('| code | meaning |')));
     const rows = [...table.matchAll(/^\| `([a-z_]+)` \| (.+) \|$/gm)].map((m) => [m[1], m[2]]);
     expect(Object.fromEntries(rows)).toEqual(ISSUE_CODES);

@@ -19,10 +19,10 @@ const src = sourceText(join(ROOT, 'src'));
 /** The problem types src/ makes: `new Problem('<kind>'` is the only way to make one. */
 const thrown = new Set([...src.matchAll(/new Problem\(\s*'([a-z-]+)'/g)].map((m) => m[1]));
 
-/** The README's table of problem types: name → [status, title]. */
-function readmeTable(): Map<string, [number, string]> {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const rows = [...readme.matchAll(/^\| `([a-z-]+)` \| (\d{3}) \| ([^|]+) \|/gm)];
+/** The errors guide's table of problem types: name → [status, title]. */
+function guideTable(): Map<string, [number, string]> {
+  const guide = readFileSync(join(ROOT, 'docs/errors.md'), 'utf8');
+  const rows = [...guide.matchAll(/^\| `([a-z-]+)` \| (\d{3}) \| ([^|]+) \|/gm)];
   return new Map(rows.map((m) => [m[1], [Number(m[2]), m[3].trim()]]));
 }
 
@@ -38,8 +38,8 @@ describe('the problem catalog', () => {
     expect(src.match(/new Problem\(\s*\{/g)).toBeNull();
   });
 
-  it('is listed in the README, name, status and title, and nothing else is', () => {
-    const table = readmeTable();
+  it('is listed in docs/errors.md, name, status and title, and nothing else is', () => {
+    const table = guideTable();
     expect([...table.keys()].sort()).toEqual(catalog.map(([kind]) => kind).sort());
     for (const [kind, entry] of catalog) expect(table.get(kind), kind).toEqual([entry.status, entry.title]);
   });

@@ -120,6 +120,7 @@ describe('migrations', () => {
         '0013_events_and_webhooks',
         '0015_ordered_deliveries',
         '0016_metadata_entries',
+        '0017_tenant_write_positions',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>

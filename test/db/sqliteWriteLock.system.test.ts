@@ -13,7 +13,7 @@ import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
-/** The README's promise: a write waits at most 5 s for the file lock, then answers 503. */
+/** The promise of docs/errors.md (Limits): a write waits at most 5 s for the file lock, then answers 503. */
 const LOCK_WAIT_PROMISED_MS = 5_000;
 /** What the other process holds the lock for: longer than that (a seed batch, a VACUUM). */
 const HELD_MS = 6_500;

@@ -5,11 +5,11 @@ import { ISSUE_CODES } from '../../src/core/issueCodes.ts';
 import { card } from '../support/cards.ts';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 
-const README = readFileSync(resolve(import.meta.dirname, '../../README.md'), 'utf8');
+const GUIDE = readFileSync(resolve(import.meta.dirname, '../../docs/errors.md'), 'utf8');
 
-/** The README's example 422 body and the request it answers (section "Invalid values (422)"). */
-function readmeExample(): { request: Record<string, unknown>; answer: Record<string, unknown> } {
-  const section = README.slice(README.indexOf('#### Invalid values (422)'));
+/** The errors guide's example 422 body and the request it answers (section "Invalid values (422)"). */
+function guideExample(): { request: Record<string, unknown>; answer: Record<string, unknown> } {
+  const section = GUIDE.slice(GUIDE.indexOf('### Invalid values (422)'));
   const request = JSON.parse(/-d '([^']+)'/.exec(section)?.[1] ?? 'null');
   const answer = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? 'null');
   return { request, answer };
@@ -106,8 +106,8 @@ describe('a 422 lists every problem of the request at once, in sentences, with c
     expectCodesBesideErrors(response.body);
   });
 
-  it('answers the README’s example request with the README’s example answer', async () => {
-    const { request, answer } = readmeExample();
+  it('answers the errors guide’s example request with its example answer', async () => {
+    const { request, answer } = guideExample();
     const response = await t.send('POST', '/v3/payments', key, { ...request, account_id: account });
     expect(response.status).toBe(422);
     expect(response.body).toEqual(answer);

@@ -3,7 +3,7 @@ import { card } from '../support/cards.ts';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 
 /**
- * Which refusals an Idempotency-Key keeps (Stripe's rule, README → Idempotency): an answer is
+ * Which refusals an Idempotency-Key keeps (Stripe's rule, docs/payments.md → Idempotency): an answer is
  * kept once the write has begun, that is once the request is well-formed; a refusal of the
  * request's form is not, and neither are 409, 429 and 5xx.
  */

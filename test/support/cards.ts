@@ -1,4 +1,4 @@
-/** Sandbox test cards (README → Card payments). */
+/** Sandbox test cards (docs/payments.md → Card payments). */
 export const CARDS = {
   visa: '4242424242424242',
   mastercard: '5555555555554444',

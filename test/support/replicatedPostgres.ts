@@ -8,6 +8,8 @@ import { freePort, postgresOwnerIds as ownerIds } from '../../scripts/support/lo
 import { asOwner, BIN } from './throwawayPostgres.ts';
 
 const run = promisify(execFile);
+/** Synchronous: a commit is acknowledged once the standby has it. */
+const PRIMARY_SETTINGS = ["-c synchronous_standby_names='*'"];
 
 export interface ClusterNode {
   port: number;
@@ -17,6 +19,8 @@ export interface ClusterNode {
   crash(): Promise<void>;
   /** A standby made the primary (`pg_ctl promote`, waiting until it takes writes). */
   promote(): Promise<void>;
+  /** Started again after crash(), as it was (a standby streams from the primary again). */
+  restart(): Promise<void>;
 }
 
 export interface ReplicatedPostgres {
@@ -62,7 +66,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   };
   process.once('exit', emergencyStop);
 
-  const node = (data: string, port: number): ClusterNode => ({
+  const node = (data: string, port: number, extra: string[] = []): ClusterNode => ({
     port,
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     async crash() {
@@ -72,11 +76,14 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
     async promote() {
       await ctl(data, '-w', '-t', '30', 'promote');
     },
+    async restart() {
+      await start(data, port, extra);
+    },
   });
   const primaryData = join(dir, 'primary');
   const standbyData = join(dir, 'standby');
   const cluster: ReplicatedPostgres = {
-    primary: node(primaryData, primaryPort),
+    primary: node(primaryData, primaryPort, PRIMARY_SETTINGS),
     standby: node(standbyData, standbyPort),
     url: `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/postgres`,
     async destroy() {
@@ -96,7 +103,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       timeout: 60_000,
     });
     // Synchronous: a commit is acknowledged once the standby has it (initdb's pg_hba lets loopback replicate).
-    await start(primaryData, primaryPort, ["-c synchronous_standby_names='*'"]);
+    await start(primaryData, primaryPort, PRIMARY_SETTINGS);
     await run(
       ...asOwner(join(BIN, 'pg_basebackup'), [
         '-h',

@@ -10,7 +10,7 @@ const DECLINES: Record<string, { code: string; message: string }> = {
 
 /**
  * Test numbers in the style of well-known card APIs' test modes. Every other valid number
- * is approved. Documented in README (Card payments → Test cards).
+ * is approved. Documented in docs/payments.md (Card payments → Test cards).
  */
 export const SANDBOX_CARDS: Record<string, keyof typeof DECLINES | 'approve'> = {
   '4242424242424242': 'approve',

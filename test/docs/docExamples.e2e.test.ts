@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -11,7 +11,7 @@ import { seed } from '../support/seedHelpers.ts';
 
 const run = promisify(execFile);
 
-/** The README's fenced blocks, by language, with the line each starts on. */
+/** A markdown file's fenced blocks, by language, with the line each starts on. */
 function codeBlocks(markdown: string): Array<{ lang: string; code: string; line: number }> {
   const blocks: Array<{ lang: string; code: string; line: number }> = [];
   const fence = /^```(\w*)[^\n]*\n([\s\S]*?)^```/gm;
@@ -33,11 +33,18 @@ function expectedStatuses(code: string): Array<number | '2xx/304'> {
   });
 }
 
-const README = readFileSync(resolve('README.md'), 'utf8');
-const shellBlocks = codeBlocks(README).filter((b) => b.lang === 'sh' && /\bcurl\s/.test(b.code));
-const clientBlocks = codeBlocks(README).filter((b) => b.lang === 'ts' && b.code.includes("from '@payments/client'"));
+/** The README and every guide in docs/: where the examples are. */
+const DOCUMENTS = [
+  'README.md',
+  ...readdirSync(resolve('docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`),
+];
+const blocks = DOCUMENTS.flatMap((file) => codeBlocks(readFileSync(resolve(file), 'utf8')).map((block) => ({ ...block, file })));
+const shellBlocks = blocks.filter((b) => b.lang === 'sh' && /\bcurl\s/.test(b.code));
+const clientBlocks = blocks.filter((b) => b.lang === 'ts' && b.code.includes("from '@payments/client'"));
 
-describe('every curl and client example in the README runs against a real server', { timeout: 60_000 }, () => {
+describe('every curl and client example in the README and the guides runs against a real server', { timeout: 60_000 }, () => {
   let database: TestDatabase;
   let server: ServerProcess;
   let scratch: string;
@@ -63,7 +70,7 @@ describe('every curl and client example in the README runs against a real server
       .where('status', '=', 'succeeded')
       .orderBy('id')
       .executeTakeFirstOrThrow();
-    // The README's endpoint points at shop.example.com: no delivery leaves the test machine, and
+    // The examples' endpoints point at shop.example.com: no delivery leaves the test machine, and
     // allowing private targets saves it without asking DNS for the name (no network here).
     server = await startServer({ ...database.env, LOG_LEVEL: 'warn', WEBHOOK_SENDER: 'off', WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' });
     substitute = (code) =>
@@ -73,7 +80,7 @@ describe('every curl and client example in the README runs against a real server
         .replaceAll('$KEY', key)
         .replaceAll('acc_…', account.id)
         .replaceAll('pay_…', payment.id);
-    scratch = mkdtempSync(join(tmpdir(), 'readme-examples-'));
+    scratch = mkdtempSync(join(tmpdir(), 'doc-examples-'));
     // curl reads this: every call reports its status on stderr, after its own output.
     writeFileSync(join(scratch, '.curlrc'), 'write-out = "%{stderr}@@status %{http_code}\\n"\n');
   }, 120_000);
@@ -83,12 +90,14 @@ describe('every curl and client example in the README runs against a real server
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   });
 
-  it('finds the examples (curl in several sections, and the client)', () => {
+  it('finds the examples (curl in several sections of the README and the guides, and the client)', () => {
     expect(shellBlocks.length).toBeGreaterThanOrEqual(8);
     expect(clientBlocks.length).toBeGreaterThanOrEqual(1);
+    expect(shellBlocks.filter((b) => b.file === 'README.md').length).toBeGreaterThanOrEqual(1);
+    expect(new Set(shellBlocks.map((b) => b.file)).size).toBeGreaterThanOrEqual(5);
   });
 
-  it.each(shellBlocks.map((b) => [`sh block at README line ${b.line}`, b] as const))('%s', async (_name, block) => {
+  it.each(shellBlocks.map((b) => [`sh block at ${b.file} line ${b.line}`, b] as const))('%s', async (_name, block) => {
     const script = `set -e -o pipefail\n${substitute(block.code)}`;
     const { stderr } = await run('bash', ['-c', script], { env: { ...process.env, CURL_HOME: scratch, HOME: scratch }, maxBuffer: 1 << 26 });
     const statuses = [...stderr.matchAll(/@@status (\d{3})/g)].map((m) => Number(m[1]));
@@ -102,10 +111,10 @@ describe('every curl and client example in the README runs against a real server
     });
   });
 
-  it.each(clientBlocks.map((b) => [`client example at README line ${b.line}`, b] as const))('%s', async (_name, block) => {
+  it.each(clientBlocks.map((b) => [`client example at ${b.file} line ${b.line}`, b] as const))('%s', async (_name, block) => {
     // Inside the repository, so '@payments/client' resolves as it does for a user of the workspace.
     mkdirSync(resolve('test-output'), { recursive: true });
-    const file = resolve('test-output', `readme-example-${block.line}.ts`);
+    const file = resolve('test-output', `example-${block.file.replaceAll(/[/.]/g, '-')}-${block.line}.ts`);
     writeFileSync(file, substitute(block.code));
     // The workspace's client is its TypeScript source under the `payments-source` condition.
     const { stdout } = await run(process.execPath, ['--conditions=payments-source', file], { env: { ...process.env }, maxBuffer: 1 << 26 });

@@ -1,0 +1,232 @@
+import { sql } from 'kysely';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Db } from './database.ts';
+import { isDatabaseUnavailable, isTransactionConflict } from './databaseErrors.ts';
+
+/**
+ * Read replicas with read-your-writes, exactly and across instances (issue 32).
+ *
+ * Every write a tenant is told about recorded, before its answer, how far the primary's WAL had
+ * reached after its commit (writePositions.ts); the key lookup that starts each request reads
+ * that position back from the primary (so it is read at request time, on any instance, at no
+ * extra round trip). A read goes to a replica only when that replica's replay position is at
+ * least the tenant's: the replica then holds the tenant's every acknowledged write, and the one
+ * statement that answers the read takes its snapshot after that, so a page is exactly
+ * `OFFSET … LIMIT` over a snapshot that includes them. Each replica is judged on its own against
+ * the position (never "some replica caught up", GitLab's bug #413203).
+ *
+ * A replica's replay position is remembered from its last answer: PostgreSQL's replay only
+ * moves forward, so a remembered position at or past the tenant's proves the replica is far
+ * enough (a stale memory can only send a read to the primary, never to a replica that lacks the
+ * write). When every replica is remembered short of the position, the ones not asked within
+ * ASK_AGAIN_AFTER_MS are asked again (one question per replica at a time, whoever waits for it)
+ * for at most ASK_BUDGET_MS; then the primary answers. A background check (CHECK_EVERY_MS) keeps
+ * lag and liveness current for metrics and for tenants without recent writes.
+ *
+ * Besides the position: a replica that is down, no longer a standby (promoted, or a URL that
+ * names a primary), or whose replay lags more than the bound (REPLICA_MAX_LAG_MS) is passed
+ * over, and a read that fails on a replica because it went away or was cancelled by a conflict
+ * with recovery runs again on the primary.
+ */
+
+/** A replica asked less than this long ago is not asked again for a read that finds it short. */
+const ASK_AGAIN_AFTER_MS = 2;
+/** How long a read waits for replicas to say how far they are before going to the primary. */
+const ASK_BUDGET_MS = 20;
+/** The background check's period: lag and liveness for /metrics, and a down replica's return. */
+const CHECK_EVERY_MS = 1_000;
+
+/** How far a standby is, asked in one statement (bytes from 0/0; lag 0 when it has replayed all it received). */
+const REPLAY_QUESTION = sql<{ standby: boolean; replayed: number | null; lag_ms: number | null }>`
+  select pg_is_in_recovery() as standby,
+    (pg_last_wal_replay_lsn() - '0/0')::bigint as replayed,
+    case when pg_last_wal_receive_lsn() is null or pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() then 0
+      else (extract(epoch from now() - pg_last_xact_replay_timestamp()) * 1000)::bigint end as lag_ms`;
+
+export type ReplicaStatus = 'unknown' | 'up' | 'down' | 'not-a-standby';
+
+/** Why a read went where it went (the `reason` label of db_reads_total). */
+export type ReadReason =
+  /** A replica had replayed the tenant's last write. */
+  | 'caught-up'
+  /** No replica is configured (or the database is SQLite). */
+  | 'no-replica'
+  /** Replicas are up, but none had replayed the tenant's last write. */
+  | 'behind-tenant'
+  /** No replica is usable: down, not a standby, or lagging past the bound. */
+  | 'unusable'
+  /** It ran on a replica and failed there (gone away, recovery conflict): run again on the primary. */
+  | 'replica-failed';
+
+export interface ReplicaView {
+  name: string;
+  status: ReplicaStatus;
+  /** Replay position last answered (bytes), -1 before the first answer. */
+  replayed: number;
+  /** Replay lag last answered (ms); Infinity when unknown. */
+  lagMs: number;
+}
+
+/** One replica: its pool for reads and a one-connection pool for the question of how far it is. */
+export class ReadReplica {
+  readonly name: string;
+  readonly db: Db;
+  readonly #probe: Db;
+  status: ReplicaStatus = 'unknown';
+  replayed = -1;
+  lagMs = Number.POSITIVE_INFINITY;
+  /** performance.now() of the last answer (or failure). */
+  askedAt = Number.NEGATIVE_INFINITY;
+  #asking: Promise<void> | undefined;
+
+  constructor(name: string, db: Db, probe: Db) {
+    this.name = name;
+    this.db = db;
+    this.#probe = probe;
+  }
+
+  /** Asks how far it is; concurrent callers share one question. Never throws: a failure marks it down. */
+  ask(): Promise<void> {
+    this.#asking ??= (async () => {
+      try {
+        const { rows } = await REPLAY_QUESTION.execute(this.#probe.kysely);
+        const row = rows[0];
+        if (!row?.standby || row.replayed === null) {
+          this.status = 'not-a-standby';
+        } else {
+          this.status = 'up';
+          this.replayed = Number(row.replayed);
+          this.lagMs = Number(row.lag_ms ?? 0);
+        }
+      } catch {
+        this.status = 'down';
+      } finally {
+        this.askedAt = performance.now();
+        this.#asking = undefined;
+      }
+    })();
+    return this.#asking;
+  }
+
+  usable(maxLagMs: number): boolean {
+    return this.status === 'up' && this.lagMs <= maxLagMs;
+  }
+
+  view(): ReplicaView {
+    return { name: this.name, status: this.status, replayed: this.replayed, lagMs: this.lagMs };
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([this.db.close(), this.#probe.close()]);
+  }
+}
+
+/** Where one read runs, and why there. */
+export interface ReadTarget {
+  db: Db;
+  /** `primary`, or the replica's `host:port`. */
+  target: string;
+  reason: ReadReason;
+}
+
+export class ReadRouting {
+  readonly primary: Db;
+  readonly replicas: readonly ReadReplica[];
+  readonly maxLagMs: number;
+  /** Reads by target and reason, for /metrics. */
+  readonly counts = new Map<string, number>();
+  #next = 0;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(primary: Db, replicas: ReadReplica[] = [], maxLagMs = Number.POSITIVE_INFINITY) {
+    this.primary = primary;
+    this.replicas = replicas;
+    this.maxLagMs = maxLagMs;
+  }
+
+  /** Asks every replica once (the start-up line says what they answered), then every CHECK_EVERY_MS. */
+  async start(): Promise<void> {
+    if (this.replicas.length === 0) return;
+    await Promise.all(this.replicas.map((r) => r.ask()));
+    this.#timer = setInterval(() => {
+      for (const r of this.replicas) void r.ask();
+    }, CHECK_EVERY_MS);
+    this.#timer.unref();
+  }
+
+  /**
+   * Where a read must run for a tenant whose last acknowledged write reached `writtenUpTo`
+   * (0: none recorded): the first replica, in turn, that is usable and has replayed that far,
+   * else the primary.
+   */
+  async readerFor(writtenUpTo: number): Promise<ReadTarget> {
+    if (this.replicas.length === 0) return { db: this.primary, target: 'primary', reason: 'no-replica' };
+    const start = this.#next++ % this.replicas.length;
+    const order = [...this.replicas.slice(start), ...this.replicas.slice(0, start)];
+    const found = this.#caughtUp(order, writtenUpTo);
+    if (found) return found;
+    const usable = order.filter((r) => r.usable(this.maxLagMs));
+    if (usable.length === 0) return { db: this.primary, target: 'primary', reason: 'unusable' };
+    const now = performance.now();
+    const worthAsking = usable.filter((r) => now - r.askedAt >= ASK_AGAIN_AFTER_MS);
+    if (worthAsking.length > 0) {
+      const budget = new AbortController();
+      await Promise.race([Promise.all(worthAsking.map((r) => r.ask())), sleep(ASK_BUDGET_MS, undefined, { signal: budget.signal }).catch(() => {})]);
+      budget.abort();
+      const caughtUp = this.#caughtUp(order, writtenUpTo);
+      if (caughtUp) return caughtUp;
+    }
+    return { db: this.primary, target: 'primary', reason: 'behind-tenant' };
+  }
+
+  #caughtUp(order: ReadReplica[], writtenUpTo: number): ReadTarget | undefined {
+    const replica = order.find((r) => r.usable(this.maxLagMs) && r.replayed >= writtenUpTo);
+    return replica && { db: replica.db, target: replica.name, reason: 'caught-up' };
+  }
+
+  /**
+   * Runs `work` on where the read must run (readerFor), counted; when it fails on a replica
+   * because the replica went away or cancelled it over a conflict with recovery, on the primary
+   * instead. `work` must send nothing before it resolves (it may run twice).
+   */
+  async read<T>(writtenUpTo: number, work: (db: Db) => Promise<T>, seen?: (target: ReadTarget) => void): Promise<T> {
+    const chosen = await this.readerFor(writtenUpTo);
+    try {
+      const result = await work(chosen.db);
+      this.#count(chosen);
+      seen?.(chosen);
+      return result;
+    } catch (error) {
+      if (chosen.target === 'primary' || !(isDatabaseUnavailable(error) || isTransactionConflict(error))) throw error;
+      const replica = this.replicas.find((r) => r.name === chosen.target);
+      if (replica && isDatabaseUnavailable(error)) replica.status = 'down';
+      const fallback: ReadTarget = { db: this.primary, target: 'primary', reason: 'replica-failed' };
+      const result = await work(this.primary);
+      this.#count(fallback);
+      seen?.(fallback);
+      return result;
+    }
+  }
+
+  #count({ target, reason }: ReadTarget): void {
+    const key = `${target}\u0000${reason}`;
+    this.counts.set(key, (this.counts.get(key) ?? 0) + 1);
+  }
+
+  /** Reads so far, by target and reason. */
+  readCounts(): Array<{ target: string; reason: string; n: number }> {
+    return [...this.counts].map(([key, n]) => {
+      const [target, reason] = key.split('\u0000') as [string, string];
+      return { target, reason, n };
+    });
+  }
+
+  views(): ReplicaView[] {
+    return this.replicas.map((r) => r.view());
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    await Promise.all(this.replicas.map((r) => r.close()));
+  }
+}

@@ -1,0 +1,59 @@
+import pg from 'pg';
+
+/** One statement as the service handed it to node-postgres, with the request it was sent for. */
+export interface SentStatement {
+  text: string;
+  values: readonly unknown[];
+  /** The label of the request in flight when it was sent (`forRequest`); undefined: sent while none was (timers, the sender). */
+  request: string | undefined;
+}
+
+/** The request in flight: requests are sent one at a time, so whatever is sent meanwhile is its work. */
+let inFlight: string | undefined;
+const listeners = new Set<(statement: SentStatement) => void>();
+let installed = false;
+
+/**
+ * Every statement any node-postgres client in this process sends, with the request in flight:
+ * Client.query is where Kysely, the prepared-statement pool, the row streamer and COPY all hand
+ * their SQL over (string, config or submittable, each carries `text`). Attributed by time, not
+ * by async context: a write waits for the write lock and then runs in the context of whoever
+ * released it, and an export's rows are read in the stream's. So send one request at a time, with
+ * nothing running in the background meanwhile (no webhook sender), for the attribution to hold.
+ */
+export function recordSentStatements(): { statements: SentStatement[]; stop(): void } {
+  if (!installed) {
+    installed = true;
+    const query = pg.Client.prototype.query;
+    pg.Client.prototype.query = function (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
+      if (listeners.size > 0) {
+        const given = config as { text?: unknown; values?: unknown[] } | string;
+        const text = typeof given === 'string' ? given : given?.text;
+        if (typeof text === 'string') {
+          const statement = {
+            text,
+            values: (Array.isArray(values) ? values : typeof given === 'object' ? given.values : undefined) ?? [],
+            request: inFlight,
+          };
+          for (const listener of listeners) listener(statement);
+        }
+      }
+      return (query as (...args: unknown[]) => unknown).call(this, config, values, callback);
+    } as typeof query;
+  }
+  const statements: SentStatement[] = [];
+  const listener = (statement: SentStatement) => statements.push(statement);
+  listeners.add(listener);
+  return { statements, stop: () => listeners.delete(listener) };
+}
+
+/** Runs `work` (one HTTP exchange, awaited to its last byte) as the request `label`: what is sent meanwhile is attributed to it. */
+export async function forRequest<T>(label: string, work: () => Promise<T>): Promise<T> {
+  if (inFlight !== undefined) throw new Error(`${label} sent while ${inFlight} is in flight: one request at a time`);
+  inFlight = label;
+  try {
+    return await work();
+  } finally {
+    inFlight = undefined;
+  }
+}
