@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
-import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
+import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
@@ -183,15 +183,25 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
-  if (dialect === 'sqlite') return readAtOnce(page.select(totalSelect(db, list).as('total')));
+  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
   const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
 }
 
 const templates = new StatementTemplates();
 
-/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). */
-const readAtOnce = (statement: Compilable) => marked(READ_AT_ONCE, statement);
+/**
+ * SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). It is also BOUNDED
+ * (read inline, not on a reader within the statement timeout) when its list is a counted slice
+ * of at most one status and one account: its total is then a sum of a few maintained count rows
+ * (no count(*)), and its rows come from the slice's own index in list order, so the statement
+ * reads at most the first pages' OFFSET (below plainOffsetUpTo) or one bucket's skip, plus
+ * per_page index entries and rows, whatever the list's size. Several values of a slice filter
+ * are filtered row by row along the tenant's index (query-plans.md), and lists that are no
+ * counted slice count their rows: neither is bounded, so both go to a reader.
+ */
+const sqlitePage = (list: ListRequest, statement: Compilable) =>
+  marked(READ_AT_ONCE, list.slice && list.slice.accounts.length === 1 && list.slice.statuses.length === 1 ? marked(BOUNDED, statement) : statement);
 
 /**
  * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a
@@ -253,7 +263,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
       const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
-      if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
+      if (dialect === 'sqlite') return sqlitePage(slotted, bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },

@@ -17,6 +17,10 @@ const SEEDED = 50;
 const COPIES = 2000;
 /** The amount range is no counted slice: its total is a count(*) over every row of the tenant. */
 const SLOW_LIST = '/v3/payments?filter[amount][gte]=0';
+/** Quick, but not bounded by construction (two statuses are filtered row by row): it is read on a reader. */
+const QUICK_READER_LIST = '/v3/payments?filter[status]=succeeded,failed&per_page=5';
+/** Bounded by construction (the whole list's maintained count, its index with LIMIT): read inline. */
+const BOUNDED_PAGE = '/v3/payments?per_page=5';
 
 describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement timeout answers 503 database-timeout, holding nothing', () => {
   let t: TestContext;
@@ -54,7 +58,7 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     db = t.database.openAnother({ statementTimeoutMs: limitMs });
     app = await buildApp({ config: { publicUrl: undefined, trustProxy: false, logLevel: 'silent', cardFingerprintSecret: 'test-secret' }, db, logger: false });
     // Its readers' threads start with its first read, which may take longer than the limit here.
-    for (let tries = 0; (await get('/v3/payments?per_page=5')).statusCode !== 200 && tries < 100; tries++) await sleep(100);
+    for (let tries = 0; (await get(QUICK_READER_LIST)).statusCode !== 200 && tries < 100; tries++) await sleep(100);
   }, 300_000);
   afterAll(async () => {
     await app?.close();
@@ -105,9 +109,9 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     }
     // Generous: six requests at the limit, on a machine that may be busy.
     expect(performance.now() - started).toBeLessThan(Math.max(10_000, listMs * 3));
-    // The readers given up on are still counting: reads (an API key's lookup too) wait for one,
-    // and answer 503 at the limit, until they are done.
-    await expect.poll(async () => (await get('/v3/payments?per_page=5')).statusCode, { timeout: 60_000, interval: 100 }).toBe(200);
+    // The readers given up on are still counting: reads that go to a reader wait for one, and
+    // answer 503 at the limit, until they are done.
+    await expect.poll(async () => (await get(QUICK_READER_LIST)).statusCode, { timeout: 60_000, interval: 100 }).toBe(200);
     const created = await app.inject({
       method: 'POST',
       url: '/v3/accounts',
@@ -120,5 +124,23 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     const page = await get('/v3/payments?per_page=5');
     expect(page.statusCode).toBe(200);
     expect(page.json().data).toHaveLength(5);
+  }, 120_000);
+
+  it('serves bounded reads (the key, a page placed by counts, a record by id) while every reader is stuck in a slow list', async () => {
+    await expect.poll(async () => (await get(QUICK_READER_LIST)).statusCode, { timeout: 60_000, interval: 100 }).toBe(200);
+    const { id } = (await get(BOUNDED_PAGE)).json().data[0];
+    // Six slow lists: two readers given up on at the limit, two more started and given up on at
+    // twice the limit, the rest finding none; once all have answered, all four threads are still
+    // inside a slow count(*) for about the list's time (at least twice the limit) more.
+    const slow = await Promise.all(Array.from({ length: 6 }, () => get(SLOW_LIST)));
+    for (const response of slow) expect(response.statusCode).toBe(503);
+    const [onReader, page, record] = await Promise.all([get(QUICK_READER_LIST), get(BOUNDED_PAGE), get(`/v3/payments/${id}`)]);
+    // A read sent to a reader now finds none within the limit...
+    expect(onReader.statusCode).toBe(503);
+    // ...while the bounded ones run on the request's own connection.
+    expect(page.statusCode).toBe(200);
+    expect(page.json().data).toHaveLength(5);
+    expect(record.statusCode).toBe(200);
+    expect(record.json().data.id).toBe(id);
   }, 120_000);
 });
