@@ -163,7 +163,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   wholeNumber(
     'PG_STATEMENT_TIMEOUT_MS',
     10_000,
-    'how long one SQL statement may run, on both databases despite the name (`0`: none); past it, 503 `database-timeout`. PostgreSQL: `statement_timeout`; SQLite: each read, run on a reader thread, is given up at this limit',
+    'how long one SQL statement may run, on both databases despite the name (`0`: none); past it, 503 `database-timeout`. PostgreSQL: `statement_timeout`; SQLite: each read whose cost grows with the data, run on a reader thread, is given up at this limit (reads bounded by construction run inline)',
   ),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',
