@@ -448,19 +448,17 @@ const pickArb = fc.nat(99);
  * Payments with only the filters whose counts are kept today (status, account): pages placed
  * through bucket counts alone, where an edge counted in the wrong bucket shows.
  */
-const countedSliceQueryArb = fc
-  .tuple(paymentQueryArb, fc.boolean(), fc.boolean())
-  .map(
-    ([q, status, account]): QuerySpec => ({
-      ...q,
-      status: status ? q.status : undefined,
-      accountIds: account ? q.accountIds : undefined,
-      currency: undefined,
-      cardBrand: undefined,
-      createdAt: undefined,
-      amount: undefined,
-    }),
-  );
+const countedSliceQueryArb = fc.tuple(paymentQueryArb, fc.boolean(), fc.boolean()).map(
+  ([q, status, account]): QuerySpec => ({
+    ...q,
+    status: status ? q.status : undefined,
+    accountIds: account ? q.accountIds : undefined,
+    currency: undefined,
+    cardBrand: undefined,
+    createdAt: undefined,
+    amount: undefined,
+  }),
+);
 /** The second instance (every page the deep way) serves two reads in three. */
 const readInstanceArb = fc.constantFrom(0, 1, 1);
 
