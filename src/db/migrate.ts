@@ -15,6 +15,7 @@ import { apiKeyLifecycleMigration } from './migrations/0012_api_key_lifecycle.ts
 import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhooks.ts';
 import { orderedDeliveriesMigration } from './migrations/0015_ordered_deliveries.ts';
 import { metadataEntriesMigration } from './migrations/0016_metadata_entries.ts';
+import { countedDimensionsMigration } from './migrations/0017_counted_dimensions.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -41,6 +42,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0013_events_and_webhooks': eventsAndWebhooksMigration(dialect),
     '0015_ordered_deliveries': orderedDeliveriesMigration(dialect),
     '0016_metadata_entries': metadataEntriesMigration(dialect),
+    '0017_counted_dimensions': countedDimensionsMigration(dialect),
   };
 }
 

@@ -12,8 +12,8 @@ import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
-import { countedTotalSelect, countSelect, wholeListSelect } from './listPageQueries.ts';
-import { countedSlice } from './listSlice.ts';
+import { wholeListSelect } from './listPageQueries.ts';
+import { listTotalSelect } from './fetchListPage.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type RawListQuery } from './parseListQuery.ts';
 import { YoungGenerationSweep } from './youngGenerationSweep.ts';
@@ -127,10 +127,9 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
       reader = await openSnapshot(exports.db, { statementTimeoutMs: exports.statementTimeoutMs });
       const { kysely } = exports.db;
       // The total as the list takes it: from the counts every write keeps in its transaction when
-      // the filters are a counted slice (read in the snapshot, so exactly the rows it holds), else
-      // row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
-      const slice = countedSlice(table, scope, query);
-      const total = slice ? countedTotalSelect(kysely, scope.tenantId, table, slice) : countSelect(kysely, table, scope, query);
+      // the filters are a counted slice, or a bucketed slice and a range (read in the snapshot, so
+      // exactly the rows it holds), else row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
+      const total = listTotalSelect(kysely, table, scope, query).select;
       const [{ n }] = await reader.all<{ n: number | string }>(total.compile());
       const select = wholeListSelect(kysely, table, scope, query).compile();
       const sent = { count: 0 };

@@ -14,6 +14,7 @@ import {
   bucketPageFromRowSelect,
   countedTotalSelect,
   countSelect,
+  rangedTotalSelect,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
   hopSelect,
@@ -25,6 +26,8 @@ import {
   type PageStrategy,
 } from './listPageQueries.ts';
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
+import { DIMENSIONS } from '../counts/countedSlices.ts';
+import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -80,7 +83,18 @@ interface ListRequest {
   table: ListTable;
   scope: ListScope;
   query: ListQuery;
+  /** A counted slice (no other condition): its total from list_counts. */
   slice: ListSlice | undefined;
+  /** A bucketed slice narrowed by a range: its total from bucket counts and the range's edge rows. */
+  ranged?: RangedTotal;
+}
+
+/** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
+function listRequest(table: ListTable, scope: ListScope, query: ListQuery): ListRequest {
+  const slice = countedSlice(table, scope, query);
+  if (slice) return { table, scope, query, slice };
+  const ranged = rangedTotalOf(table, scope, query);
+  return ranged ? { table, scope, query, slice, ranged } : { table, scope, query, slice };
 }
 
 /**
@@ -116,7 +130,15 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
 }
 
 function totalSelect(db: Kysely<Database>, list: ListRequest) {
-  return list.slice ? countedTotalSelect(db, list.scope.tenantId, list.table, list.slice) : countSelect(db, list.table, list.scope, list.query);
+  if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
+  if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
+  return countSelect(db, list.table, list.scope, list.query);
+}
+
+/** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
+export function listTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
+  const list = listRequest(table, scope, query);
+  return { select: totalSelect(db, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
@@ -213,8 +235,17 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     else values[`c${i}`] = c.value;
     if (c.match === 'metadata') values[`c${i}.key`] = c.key;
   });
-  slice?.accounts.forEach((v, j) => (values[`a${j}`] = v));
-  slice?.statuses.forEach((v, j) => (values[`s${j}`] = v));
+  for (const d of DIMENSIONS) slice?.[d].forEach((v, j) => (values[`${d}${j}`] = v));
+  const { ranged } = list;
+  if (ranged) {
+    for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
+    ranged.segments.forEach((seg, k) => {
+      values[`r${k}.from`] = seg.from;
+      if (seg.to !== undefined) values[`r${k}.to`] = seg.to;
+    });
+    values['r.low'] = ranged.low;
+    if (ranged.high !== undefined) values['r.high'] = ranged.high;
+  }
   const key = JSON.stringify([
     dialect,
     list.table,
@@ -223,7 +254,16 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
-    slice ? [slice.accounts.length, slice.statuses.length] : null,
+    slice ? DIMENSIONS.map((d) => slice[d].length) : null,
+    ranged
+      ? [
+          ranged.kind,
+          ranged.column,
+          DIMENSIONS.map((d) => ranged.slice[d].length),
+          ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
+          ranged.high === undefined,
+        ]
+      : null,
   ]);
   return templates.statement(
     key,
@@ -245,7 +285,22 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
                 : { ...c, value: slot<string>(`c${i}`) },
           ),
         },
-        slice: slice && { accounts: slice.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice.statuses.map((_, j) => slot<string>(`s${j}`)) },
+        slice: slice && (Object.fromEntries(DIMENSIONS.map((d) => [d, slice[d].map((_, j) => slot<string>(`${d}${j}`))])) as ListSlice),
+        ...(ranged
+          ? {
+              ranged: {
+                ...ranged,
+                slice: Object.fromEntries(DIMENSIONS.map((d) => [d, ranged.slice[d].map((_, j) => slot<string>(`r.${d}${j}`))])) as ListSlice,
+                segments: ranged.segments.map((seg, k) => ({
+                  level: seg.level,
+                  from: slot<number>(`r${k}.from`),
+                  ...(seg.to !== undefined ? { to: slot<number>(`r${k}.to`) } : {}),
+                })),
+                low: slot<string | number>('r.low'),
+                ...(ranged.high !== undefined ? { high: slot<string | number>('r.high') } : {}),
+              },
+            }
+          : {}),
       };
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
@@ -267,7 +322,7 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
@@ -280,7 +335,7 @@ export function bucketPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): Compilable | undefined {
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   const search = bucketSearchOf(list, query);
   if (!search) return undefined;
   if (dialect === 'sqlite') return bucketPageSelect(db, list, search, paging);
@@ -323,7 +378,7 @@ export async function writeListPage(
   add: PageRowSink,
 ): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);

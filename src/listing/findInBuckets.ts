@@ -2,7 +2,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db/schema.ts';
 import { bucketLevels, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
-import type { ListSlice } from './listSlice.ts';
+import { sliceSql, type ListSlice } from './listSlice.ts';
 
 export interface BucketSearch {
   tenantId: string;
@@ -44,7 +44,7 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
       name: `l${i}`,
       expression: sql`(select bucket, sum(n) as n from list_buckets
       where tenant_id = ${search.tenantId} and list = 'payments' and sort_key = ${search.column} and level = ${level.level}
-        and account_id in (${sql.join(search.slice.accounts)}) and status in (${sql.join(search.slice.statuses)}) ${children}
+        and ${sliceSql(search.slice)} ${children}
       group by bucket)`,
     });
     ctes.push({ name: `c${i}`, expression: sql`(select bucket, n, ${before} + sum(n) over (order by bucket ${dir}) - n as before from ${l})` });

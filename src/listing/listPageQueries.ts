@@ -2,7 +2,9 @@ import { sql, type Expression, type Kysely, type QueryCreator, type SelectQueryB
 import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
-import type { ListSlice } from './listSlice.ts';
+import { sliceSql, type ListSlice } from './listSlice.ts';
+import { DIMENSIONS } from '../counts/countedSlices.ts';
+import type { RangedTotal } from './rangedTotal.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
@@ -67,15 +69,31 @@ export function countSelect(db: Kysely<Database>, table: ListTable, scope: ListS
   return scoped(db, table, scope, query).select((eb) => eb.fn.countAll<number>().as('n'));
 }
 
-/** The exact total of a counted slice from list_counts, as `n` (several accounts or statuses add up). */
+/** The exact total of a counted slice from list_counts, as `n` (several values of a dimension add up). */
 export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table: ListTable, slice: ListSlice) {
-  return db
-    .selectFrom('list_counts')
-    .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
-    .where('tenant_id', '=', tenantId)
-    .where('list', '=', table)
-    .where('account_id', 'in', slice.accounts)
-    .where('status', 'in', slice.statuses);
+  let select = db.selectFrom('list_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('tenant_id', '=', tenantId).where('list', '=', table);
+  for (const d of DIMENSIONS) select = select.where(d, 'in', slice[d]);
+  return select;
+}
+
+/**
+ * The exact total of a counted slice narrowed by a range of a bucketed column, as `n`, without
+ * counting its rows (rangedTotal.ts): the slice's bucket counts wholly inside the range, a run of
+ * buckets per level, plus the matching rows below and past them, counted by the list's own
+ * conditions on the slice's index (two short range scans: the partly covered finest buckets).
+ */
+export function rangedTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal) {
+  const runs = ranged.segments.map((s) => {
+    const to = s.to === undefined ? sql`` : sql` and bucket <= ${s.to}`;
+    return sql`(level = ${sql.lit(s.level)} and bucket >= ${s.from}${to})`;
+  });
+  const buckets = sql<number>`(select coalesce(sum(n), 0) from list_buckets
+    where tenant_id = ${scope.tenantId} and list = ${table} and sort_key = ${ranged.column} and ${sliceSql(ranged.slice)}
+      and (${sql.join(runs, sql` or `)}))`;
+  const column = sql.ref(ranged.column);
+  const below = countSelect(db, table, scope, query).where(column, '<', ranged.low);
+  const past = ranged.high === undefined ? sql<number>`0` : sql<number>`(${countSelect(db, table, scope, query).where(column, '>=', ranged.high)})`;
+  return db.selectNoFrom(sql<number>`${buckets} + (${below}) + ${past}`.as('n'));
 }
 
 /** The same list in the opposite order, so that a page near the end is counted from there. */
