@@ -133,7 +133,11 @@ export function shapeQueries(
     out.push({ label: `skip-hops${end} (the page)`, strategy: `skip-hops${end}`, query: afterBoundarySelect(db, shape.table, scope, q, boundary, 100) });
     // Bucketed lists: the bucket counts, the page's first row and the page, in one statement.
     const bucketed = bucketPageQuery(db, dialect, shape.table, scope, q, { page: 51, perPage: 100, offset: 5000 });
-    if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: `buckets${end}`, query: bucketed });
+    // A ranged list's statement also counts the range's edge rows (where the slice starts in the
+    // list, rangedTotal.ts): short index range scans that a planner on empty test tables may read
+    // through another index and a filter, so its plan is held to no full scan only.
+    const ranged = total.from === 'list_buckets and edge rows';
+    if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: ranged ? undefined : `buckets${end}`, query: bucketed });
   }
   return out;
 }

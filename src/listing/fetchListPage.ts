@@ -6,7 +6,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
-import { boundaryOf, type Boundary } from './keyset.ts';
+import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
 import { marked, StatementTemplates } from '../db/statementTemplates.ts';
 import {
@@ -15,6 +15,8 @@ import {
   countedTotalSelect,
   countSelect,
   rangedTotalSelect,
+  rowsBeforeRangeSelect,
+  withoutRanges,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
   hopSelect,
@@ -124,6 +126,13 @@ export async function skipInHops(
 /** The bucket counts that place this list's pages, in `query`'s order (either end); undefined when none do. */
 function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
   const [first] = query.sort;
+  // A ranged list, sorted by the range's column in one direction: a run of its slice's rows, placed in the slice.
+  if (list.ranged) {
+    const { ranged } = list;
+    const order = totalOrder(query.sort);
+    if (first.column !== ranged.column || !order.every((k) => k.direction === order[0].direction)) return undefined;
+    return { tenantId: list.scope.tenantId, slice: ranged.slice, kind: ranged.kind, column: ranged.column, direction: first.direction };
+  }
   const kind = list.slice && bucketSliceKind(list.table, list.slice);
   if (!list.slice || !kind || !isBucketed(first.column)) return undefined;
   return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
@@ -176,18 +185,29 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   return { total, rows: page.rows, strategy: page.how };
 }
 
+/**
+ * The descent and the page it places. A ranged list's descent looks for row (rows of the slice
+ * before the range) + offset of its slice, and skips the slice's rows from that bucket's start;
+ * the page is then read with the range's conditions too (rows past the range are not the list's).
+ */
+function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
+  const { table, scope, query, ranged } = list;
+  const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
+  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, dialect, before);
+  const skipQuery = ranged ? withoutRanges(query) : query;
+  return { descent, page: bucketPageFromRowSelect(db, table, scope, query, descent.start, descent.skip, paging.perPage, skipQuery) };
+}
+
 /** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
 function bucketPageStatement(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
-  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'postgres');
-  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  const { descent, page } = placedPage(db, 'postgres', list, search, paging);
   return sql`${sql.raw(PREPARED)}with ${withClause([...descent.ctes, ...page.ctes])}
     select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`;
 }
 
 /** SQLite: the same as the page's own select (its ORDER BY gives the order), every common table expression attached, the total a column. */
 function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
-  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'sqlite');
-  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  const { descent, page } = placedPage(db, 'sqlite', list, search, paging);
   const withCtes = [...descent.ctes, ...page.ctes].reduce(
     (creator, cte) => creator.with(cte.name, () => cte.expression as Expression<Record<string, unknown>>) as unknown as QueryCreator<Database>,
     db as QueryCreator<Database>,
@@ -207,6 +227,14 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   return { compile: () => statement.compile(db) };
 }
 
+/** The statement of a page that one statement answers, built for this request alone (pageStatementCompiled builds the same once per shape). */
+function pageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined): Compilable {
+  if (!search) return offsetPageStatement(db, dialect, list, paging);
+  if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, list, search, paging));
+  const statement = bucketPageStatement(db, list, search, paging);
+  return { compile: () => statement.compile(db) };
+}
+
 const templates = new StatementTemplates();
 
 /** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). */
@@ -223,6 +251,8 @@ const readAtOnce = (statement: Compilable) => marked(READ_AT_ONCE, statement);
 function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined) {
   const { scope, query, slice } = list;
   if (query.conditions.some((c) => c.match === 'contains')) return undefined;
+  // A ranged deep page's statement depends on its runs of buckets below and above: built per request.
+  if (search && list.ranged) return undefined;
   const values: Record<string, unknown> = {
     tenant: scope.tenantId,
     account: scope.accountId,
@@ -385,7 +415,7 @@ export async function writeListPage(
   const how = search ? 'buckets' : 'offset';
   // One statement is one snapshot: total and rows together, one round trip.
   if (offset < tuning.plainOffsetUpTo || search) {
-    const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? offsetPageStatement(db, dialect, list, paging).compile();
+    const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? pageStatement(db, dialect, list, paging, search).compile();
     // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
     // if they ever did, the page is found the slow exact way rather than answered empty (nothing
     // went to the sink then). On SQLite a page with no rows says nothing of the total: both are

@@ -31,10 +31,13 @@ export interface NamedCte {
  * rows of the list lie between that start and row `offset`. Past the end no bucket is picked:
  * `start` and `skip` are then null and the page reads no row.
  */
-export function bucketDescent(search: BucketSearch, total: Expression<unknown>, offset: number, dialect: Dialect) {
+export function bucketDescent(search: BucketSearch, total: Expression<unknown>, at: number, dialect: Dialect, before?: Expression<unknown>) {
   const levels = bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
   const ctes: NamedCte[] = [{ name: 't', expression: total }];
+  // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.
+  if (before) ctes.push({ name: 'rb', expression: before });
+  const offset = before ? sql`((select n from rb) + ${at})` : sql`${at}`;
   for (const [i, level] of levels.entries()) {
     const [l, c, prev] = [`l${i}`, `c${i}`, `p${i - 1}`].map((name) => sql.raw(name));
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;

@@ -18,6 +18,9 @@ export interface RangedTotal {
   /** Where the covered buckets start and end, in the column's stored form (created_at as RFC 3339 text with milliseconds); high undefined: open. */
   low: string | number;
   high?: string | number;
+  /** The slice's buckets below `low` (from 0) and from `high` on (none without it): where a deep page counts the slice's rows before the range. */
+  below: BucketSegment[];
+  above: BucketSegment[];
 }
 
 /** 10000-01-01T00:00:00Z: past the last instant a time filter takes (and PostgreSQL's ISO text of it has a sign). */
@@ -49,6 +52,10 @@ export function rangedTotalOf(table: ListTable, scope: ListScope, query: ListQue
     kind,
     column,
     segments: bucketSegments(levels, covered),
+    // Open below: bucket 0 of any level starts at 0, and the buckets below it (if any row had a
+    // value below 0) are then counted in the same run.
+    below: covered.low > 0 ? bucketSegments(levels, { low: 0, high: covered.low }).map(({ from, ...rest }) => (from === 0 ? rest : { ...rest, from })) : [],
+    above: covered.high === undefined ? [] : bucketSegments(levels, { low: covered.high }),
     low: stored(column, covered.low),
     ...(covered.high !== undefined ? { high: stored(column, covered.high) } : {}),
   };

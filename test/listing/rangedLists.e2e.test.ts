@@ -158,6 +158,51 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     }
   }, 300_000);
 
+  it('sorted by the range’s column: deep pages placed by the slice’s bucket counts, either direction', async () => {
+    const edge = Date.parse('2026-08-01T00:00:00Z');
+    const cases: Array<[Record<string, string[]>, Array<[string, Op, number]>, string]> = [
+      [
+        {},
+        [
+          ['created_at', 'gte', edge],
+          ['created_at', 'lt', edge + 40 * DAY],
+        ],
+        'created_at',
+      ],
+      [
+        {},
+        [
+          ['created_at', 'gt', edge],
+          ['created_at', 'lte', edge + 40 * DAY],
+        ],
+        '-created_at',
+      ],
+      [{ status: ['succeeded', 'failed'] }, [['created_at', 'gte', edge - 30 * DAY]], '-created_at'],
+      [{}, [['amount', 'gte', 1000]], 'amount'],
+      [
+        { card_brand: ['visa'] },
+        [
+          ['amount', 'gt', 999],
+          ['amount', 'lte', 50_000],
+        ],
+        '-amount',
+      ],
+      [{ account_id: [pick('account_id', 1)] }, [['created_at', 'lt', edge]], 'created_at'],
+    ];
+    for (const [filters, ranges, sort] of cases) {
+      await check(filters, ranges, sort);
+      const query = [
+        ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
+        ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
+        `sort=${sort}`,
+      ].join('&');
+      const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
+      expect(middle, query).toBeGreaterThan(3);
+      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
+      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
+    }
+  }, 300_000);
+
   it('of amount ranges on bucket edges and records’ own amounts, sorted by amount or by time', async () => {
     const own = [...rows].sort((a, b) => a.amount - b.amount)[Math.floor(rows.length / 2)].amount;
     const ranges: Array<Array<[string, Op, number]>> = [
