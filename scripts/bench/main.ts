@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas --outbox-only]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas|filters --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -28,6 +28,10 @@
  * - `--only pooler` (pooler.ts): PostgreSQL list cases served directly with named statements,
  *   directly as behind a transaction pooler (unnamed statements, settings with each statement), and
  *   through a transaction-pooling PgBouncer, side by side.
+ * - `--only filters` (filters.ts): page 1 and the page at 90 % depth of each filter shape of issue 31
+ *   (status, currency, card_brand, account_id, a month, an amount bound; a month × status, an amount
+ *   range × currency; default sort and the range's own column), on the service and on the floor (up
+ *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1.
  *
  * - `--only replicas` (replicas.ts): a primary and a synchronous streaming standby of its own on
  *   loopback ports, the list cases served by the primary alone and with reads on the standby
@@ -54,6 +58,7 @@ import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
+import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 
 const { values } = parseArgs({
@@ -74,11 +79,12 @@ const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-if (values.only !== undefined && !['exports', 'pooler', 'replicas'].includes(values.only))
-  throw new Error(`--only knows three sections, exports, pooler and replicas; not ${values.only}`);
+const SECTIONS = ['exports', 'pooler', 'replicas', 'filters'];
+if (values.only !== undefined && !SECTIONS.includes(values.only)) throw new Error(`--only knows the sections ${SECTIONS.join(', ')}; not ${values.only}`);
 const onlyExports = values.only === 'exports';
 const onlyPooler = values.only === 'pooler';
 const onlyReplicas = values.only === 'replicas';
+const onlyFilters = values.only === 'filters';
 const withWriter = !values['no-writer'] && !onlyExports;
 const log = (line: string) => console.error(line);
 
@@ -199,7 +205,30 @@ for (const size of onlyReplicas ? sizes : []) {
   printReplicas(await measureReplicas({ payments: size, seconds, connections, rounds: Number(values['walk-rounds']), log }));
 }
 
-for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas ? [] : dialects) {
+// `--only filters`: the filter shapes (filters.ts) on each database and size, nothing else.
+for (const dialect of onlyFilters ? dialects : []) {
+  for (const size of sizes) {
+    log(`${dialect}: dataset of ${size.toLocaleString('en')} payments, filter shapes`);
+    const ds = await ensureDataset(dialect, size, log);
+    const server = await startServer(ds.url);
+    // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does.
+    const floor = size <= 1_000_000 ? await startFloor(ds.url) : undefined;
+    try {
+      const base = `${server.origin}/v3`;
+      const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) });
+      const measure = (name: string, url: string) => {
+        log(`  ${dialect} ${size}: ${name}`);
+        return hammer(url, ds.key, seconds, connections);
+      };
+      printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
+    } finally {
+      await floor?.stop();
+      await server.stop();
+    }
+  }
+}
+
+for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onlyFilters ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -226,4 +255,4 @@ for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas ? [] :
 }
 
 // `--only exports` runs nothing else.
-for (const dialect of onlyExports || onlyPooler || onlyReplicas ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));
+for (const dialect of onlyExports || onlyPooler || onlyReplicas || onlyFilters ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

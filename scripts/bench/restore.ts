@@ -24,12 +24,12 @@ export async function restoreDataset(url: string, tenantName: string, { always =
     if (!tenant) return undefined;
     const mark = `${WRITER_MARK}%`;
     const deleted = await db.kysely.transaction().execute(async (trx) => {
-      const rows = await trx.selectFrom('payments').select(['id', 'account_id', 'status', 'created_at', 'amount']).where('tenant_id', '=', tenant.id).where('reference', 'like', mark).execute();
+      const rows = await trx.selectFrom('payments').select(['id', 'account_id', 'status', 'currency', 'card_brand', 'created_at', 'amount']).where('tenant_id', '=', tenant.id).where('reference', 'like', mark).execute();
       if (rows.length === 0 && !always) return 0;
       for (let i = 0; i < rows.length; i += 1000) {
         await trx.deleteFrom('payments').where('id', 'in', rows.slice(i, i + 1000).map((r) => r.id)).execute();
       }
-      await adjustCounts(trx, tenant.id, rows.flatMap((r) => paymentCountKeys(r.account_id, r.status).map((k) => ({ ...k, delta: -1 }))));
+      await adjustCounts(trx, tenant.id, rows.flatMap((r) => paymentCountKeys(r).map((k) => ({ ...k, delta: -1 }))));
       await adjustBuckets(trx, tenant.id, rows.flatMap((r) => paymentBucketDeltas(r, undefined)));
       await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenant.id).where('key', 'like', mark).execute();
       return rows.length;

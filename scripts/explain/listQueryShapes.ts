@@ -5,8 +5,6 @@ import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import {
   afterBoundarySelect,
-  countedTotalSelect,
-  countSelect,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
   hopSelect,
@@ -15,8 +13,7 @@ import {
   type ListScope,
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
-import { countedSlice } from '../../src/listing/listSlice.ts';
-import { bucketPageQuery } from '../../src/listing/fetchListPage.ts';
+import { bucketPageQuery, listTotalSelect } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import type { Compilable } from 'kysely';
@@ -57,6 +54,15 @@ export const LIST_SHAPES: ListShape[] = [
   payments('filter[status]=failed,refunded', false),
   payments('filter[currency]=EUR'),
   payments('filter[card_brand]=visa'),
+  payments('filter[currency]=EUR&sort=amount'),
+  payments('filter[card_brand]=visa&sort=-amount'),
+  // Ranges on a bucketed slice: the total from bucket counts and the rows of the two edge buckets.
+  // Not `ordered`: SQLite, which keeps no statistics, reads a range on both ends from the
+  // tenant's index of the range's column rather than the slice's (docs/query-plans.md).
+  payments('filter[status]=succeeded&filter[created_at][gte]=2026-01-01&filter[created_at][lt]=2026-02-01', false),
+  payments('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=5000&sort=amount', false),
+  payments('filter[currency]=EUR&filter[amount][gte]=1000&sort=amount', false),
+  payments('filter[card_brand]=visa,amex&filter[created_at][gte]=2026-01-01T00:00:00.5Z&sort=-created_at', false),
   payments('filter[card_last4]=4242'),
   payments('filter[reference]=ord_1001'),
   payments(`filter[account_id]=${SOME_ACCOUNT}`),
@@ -111,12 +117,8 @@ export function shapeQueries(
   const query = parsedQuery(shape);
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
-  const slice = countedSlice(shape.table, scope, query);
-  const out: Array<{ label: string; strategy?: string; query: Compilable }> = [
-    slice
-      ? { label: 'total (list_counts)', query: countedTotalSelect(db, tenantId, shape.table, slice) }
-      : { label: 'total (count)', query: countSelect(db, shape.table, scope, query) },
-  ];
+  const total = listTotalSelect(db, shape.table, scope, query);
+  const out: Array<{ label: string; strategy?: string; query: Compilable }> = [{ label: `total (${total.from})`, query: total.select }];
   for (const [end, q] of [
     ['', query],
     ['-from-end', reversed(query)],
@@ -131,7 +133,11 @@ export function shapeQueries(
     out.push({ label: `skip-hops${end} (the page)`, strategy: `skip-hops${end}`, query: afterBoundarySelect(db, shape.table, scope, q, boundary, 100) });
     // Bucketed lists: the bucket counts, the page's first row and the page, in one statement.
     const bucketed = bucketPageQuery(db, dialect, shape.table, scope, q, { page: 51, perPage: 100, offset: 5000 });
-    if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: `buckets${end}`, query: bucketed });
+    // A ranged list's statement also counts the range's edge rows (where the slice starts in the
+    // list, rangedTotal.ts): short index range scans that a planner on empty test tables may read
+    // through another index and a filter, so its plan is held to no full scan only.
+    const ranged = total.from === 'list_buckets and edge rows';
+    if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: ranged ? undefined : `buckets${end}`, query: bucketed });
   }
   return out;
 }

@@ -32,7 +32,7 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
   await adjustCounts(
     trx,
     tenantId,
-    accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 })),
+    accountCountKeys(row).map((k) => ({ ...k, delta: 1 })),
     shard,
   );
   await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
@@ -65,7 +65,13 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('id', '=', id)
     .execute();
   if (input.metadata !== undefined) await replaceMetadataEntries(trx, 'accounts', tenantId, id, input.metadata);
-  if (input.status !== undefined) await adjustCounts(trx, tenantId, statusChangeDeltas(accountCountKeys, current.status, input.status), shard);
+  if (input.status !== undefined)
+    await adjustCounts(
+      trx,
+      tenantId,
+      statusChangeDeltas((s) => accountCountKeys({ ...current, status: s }), current.status, input.status),
+      shard,
+    );
   await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
   return updated;
 }
@@ -81,7 +87,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   await adjustCounts(
     trx,
     tenantId,
-    accountCountKeys(current.status).map((k) => ({ ...k, delta: -1 })),
+    accountCountKeys(current).map((k) => ({ ...k, delta: -1 })),
     shard,
   );
   await recordEvent(write, tenantId, 'account.deleted', id, current.resource);

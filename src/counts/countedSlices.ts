@@ -2,36 +2,50 @@ import type { SliceKind } from './sortBuckets.ts';
 
 export type CountedList = 'payments' | 'accounts' | 'events';
 
-/** A slice of a list, by whether it is narrowed to one account and to one status (else: all). */
-export interface SliceShape {
-  byAccount: boolean;
-  byStatus: boolean;
+/**
+ * The counted dimensions: the low-cardinality equality filters of the lists (and payments'
+ * account). list_counts and list_buckets have one column of each (migration 0017); a slice holds
+ * one value of each dimension it is narrowed by and '' (all) in the others. An event's type is
+ * kept in `status`.
+ */
+export const DIMENSIONS = ['account_id', 'status', 'currency', 'card_brand'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** One slice: a value per dimension, '' for "all". */
+export type SliceKey = Record<Dimension, string>;
+
+/** What a list's records carry of each dimension it is counted by (the record's column). */
+export const DIMENSION_COLUMN: Record<CountedList, Partial<Record<Dimension, string>>> = {
+  payments: { account_id: 'account_id', status: 'status', currency: 'currency', card_brand: 'card_brand' },
+  accounts: { status: 'status', currency: 'currency' },
+  events: { status: 'type' },
+};
+
+/** The dimensions a list is counted by, in DIMENSIONS order. */
+export function dimensionsOf(list: CountedList): Dimension[] {
+  return DIMENSIONS.filter((d) => DIMENSION_COLUMN[list][d] !== undefined);
+}
+
+/** Every subset of `dims` (the empty one first). */
+function subsets(dims: Dimension[]): Dimension[][] {
+  const all: Dimension[][] = [[]];
+  for (const d of dims) for (const s of all.slice()) all.push([...s, d]);
+  return all;
 }
 
 /**
  * The one definition of what is counted: every write adjusts these slices (listCounts.ts), a
- * recount rebuilds them (recountTenant), and a list reads its total from them when its filters
- * name nothing else (listing/listSlice.ts). Disjoint slices add up, so any-of filters are sums.
+ * recount rebuilds them (recountTenant), and a list reads its total from them when its equality
+ * filters name only counted dimensions (listing/listSlice.ts). Every combination of the
+ * dimensions is kept: a write adds one more row per combination to one multi-row upsert
+ * (docs/performance.md#counted-slices measured what that costs). Disjoint slices add up, so
+ * any-of filters are sums.
  */
-export const COUNTED_SLICES: Record<CountedList, readonly SliceShape[]> = {
-  payments: [
-    { byAccount: false, byStatus: false },
-    { byAccount: false, byStatus: true },
-    { byAccount: true, byStatus: false },
-    { byAccount: true, byStatus: true },
-  ],
-  accounts: [
-    { byAccount: false, byStatus: false },
-    { byAccount: false, byStatus: true },
-  ],
-  events: [
-    { byAccount: false, byStatus: false },
-    { byAccount: false, byStatus: true },
-  ],
+export const COUNTED_SLICES: Record<CountedList, readonly Dimension[][]> = {
+  payments: subsets(dimensionsOf('payments')),
+  accounts: subsets(dimensionsOf('accounts')),
+  events: subsets(dimensionsOf('events')),
 };
-
-/** The column a list's counts are sliced by as their "status" (list_counts.status): an event's is its type. */
-export const SLICE_COLUMN: Record<CountedList, string> = { payments: 'status', accounts: 'status', events: 'type' };
 
 /** Whether a list keeps maintained counts at all (others are counted row by row). */
 export function isCountedList(list: string): list is CountedList {
@@ -39,22 +53,28 @@ export function isCountedList(list: string): list is CountedList {
 }
 
 /**
- * The slices of payments that bucket counts place pages in (listBuckets.ts), each with the kind
- * of bucket levels it keeps: the whole list, by status, and by account; not by both.
+ * The slices of payments that bucket counts place pages in and total ranges of (listBuckets.ts),
+ * each with the kind of bucket levels it keeps: the whole list, and by each single dimension
+ * (one account's with coarse levels only). Combinations are not bucketed: each costs a write as
+ * many rows as a single dimension does.
  */
-export const BUCKETED_SLICES: ReadonlyArray<SliceShape & { kind: SliceKind }> = [
-  { byAccount: false, byStatus: false, kind: 'tenant' },
-  { byAccount: false, byStatus: true, kind: 'tenant' },
-  { byAccount: true, byStatus: false, kind: 'account' },
+export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: SliceKind }> = [
+  { dims: [], kind: 'tenant' },
+  { dims: ['status'], kind: 'tenant' },
+  { dims: ['account_id'], kind: 'account' },
+  { dims: ['currency'], kind: 'tenant' },
+  { dims: ['card_brand'], kind: 'tenant' },
 ];
 
-/** Whether a list's counts can be narrowed to one account. */
-export function countsByAccount(list: CountedList): boolean {
-  return COUNTED_SLICES[list].some((s) => s.byAccount);
+/** The slice of `dims` that a record with these values lies in ('' in every other dimension). */
+export function sliceKeyOf(values: Partial<SliceKey>, dims: readonly Dimension[]): SliceKey {
+  const key: SliceKey = { account_id: '', status: '', currency: '', card_brand: '' };
+  for (const d of dims) key[d] = values[d] ?? '';
+  return key;
 }
 
-/** The bucket levels that cover a slice of this shape, or undefined when none do. */
-export function bucketKindOf(list: CountedList, shape: SliceShape): SliceKind | undefined {
+/** The bucket levels that cover a slice narrowed by exactly `dims`, or undefined when none do. */
+export function bucketKindOf(list: CountedList, dims: readonly Dimension[]): SliceKind | undefined {
   if (list !== 'payments') return undefined;
-  return BUCKETED_SLICES.find((s) => s.byAccount === shape.byAccount && s.byStatus === shape.byStatus)?.kind;
+  return BUCKETED_SLICES.find((s) => s.dims.length === dims.length && s.dims.every((d) => dims.includes(d)))?.kind;
 }

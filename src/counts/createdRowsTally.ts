@@ -1,10 +1,9 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
+import { DIMENSIONS, type SliceKey } from './countedSlices.ts';
 import { slicesOf, sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
 
-interface SliceTally {
-  accountId: string;
-  status: string;
+interface SliceTally extends SliceKey {
   kind: SliceKind;
   /** Per bucketed column (in BUCKETED_COLUMNS order): rows per bucket of the slice's finest level. */
   finest: Array<Map<number, number>>;
@@ -25,22 +24,26 @@ function add<K>(map: Map<K, number>, key: K, n: number): void {
  * buckets as every other value in it.
  */
 export class CreatedRowsTally {
-  readonly #accounts = new Map<string, number>();
-  readonly #payments = new Map<string, Map<string, number>>();
+  readonly #accounts = new Map<string, { status: string; currency: string; n: number }>();
+  readonly #payments = new Map<string, SliceKey & { n: number }>();
   readonly #slices = new Map<string, SliceTally>();
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
 
-  addAccount(status: string): void {
-    add(this.#accounts, status, 1);
+  addAccount(a: { status: string; currency: string }): void {
+    const key = `${a.status}\u0000${a.currency}`;
+    const tally = this.#accounts.get(key);
+    if (tally) tally.n++;
+    else this.#accounts.set(key, { status: a.status, currency: a.currency, n: 1 });
   }
 
   addPayment(p: PaymentPosition): void {
-    let byStatus = this.#payments.get(p.account_id);
-    if (!byStatus) this.#payments.set(p.account_id, (byStatus = new Map()));
-    add(byStatus, p.status, 1);
+    const key = sliceText(p);
+    const tally = this.#payments.get(key);
+    if (tally) tally.n++;
+    else this.#payments.set(key, { account_id: p.account_id, status: p.status, currency: p.currency, card_brand: p.card_brand, n: 1 });
     for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = sortValueOf(p, BUCKETED_COLUMNS[c]);
     for (const slice of slicesOf(p)) {
-      const key = `${slice.accountId}\u0000${slice.status}`;
+      const key = sliceText(slice);
       let tally = this.#slices.get(key);
       if (!tally) this.#slices.set(key, (tally = { ...slice, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
       for (let c = 0; c < BUCKETED_COLUMNS.length; c++) {
@@ -52,10 +55,8 @@ export class CreatedRowsTally {
 
   countDeltas(): CountDelta[] {
     const out: CountDelta[] = [];
-    for (const [status, n] of this.#accounts) for (const k of accountCountKeys(status)) out.push({ ...k, delta: n });
-    for (const [accountId, byStatus] of this.#payments) {
-      for (const [status, n] of byStatus) for (const k of paymentCountKeys(accountId, status)) out.push({ ...k, delta: n });
-    }
+    for (const a of this.#accounts.values()) for (const k of accountCountKeys(a)) out.push({ ...k, delta: a.n });
+    for (const p of this.#payments.values()) for (const k of paymentCountKeys(p)) out.push({ ...k, delta: p.n });
     return out;
   }
 
@@ -66,8 +67,8 @@ export class CreatedRowsTally {
    * batch touches a hundred thousand buckets or more.
    */
   *bucketRows(tenantId: string, shard = 0): Generator<BucketRow> {
-    const slices = [...this.#slices.values()].sort((a, b) => compareText(a.accountId, b.accountId) || compareText(a.status, b.status));
-    // The global order (listBuckets.ts): sort key, level, account, status, bucket.
+    const slices = [...this.#slices.values()].sort((a, b) => DIMENSIONS.reduce((c, d) => c || compareText(a[d], b[d]), 0));
+    // The global order (listBuckets.ts): sort key, level, the dimensions, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
     for (const { sortKey, c } of columns) {
       const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort(
@@ -89,8 +90,10 @@ export class CreatedRowsTally {
                 list: 'payments',
                 sort_key: sortKey,
                 level: levelNumber,
-                account_id: slice.accountId,
+                account_id: slice.account_id,
                 status: slice.status,
+                currency: slice.currency,
+                card_brand: slice.card_brand,
                 bucket,
                 shard,
                 n,
@@ -100,6 +103,10 @@ export class CreatedRowsTally {
       }
     }
   }
+}
+
+function sliceText(k: SliceKey): string {
+  return `${k.account_id}\u0000${k.status}\u0000${k.currency}\u0000${k.card_brand}`;
 }
 
 function compareText(a: string, b: string): number {

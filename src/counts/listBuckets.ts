@@ -1,20 +1,20 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListBucketTable } from '../db/schema.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
-import { BUCKETED_SLICES } from './countedSlices.ts';
+import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
 /** Where a payment sits in every bucketed order: what a write changes. */
 export interface PaymentPosition {
   account_id: string;
   status: string;
+  currency: string;
+  card_brand: string;
   created_at: string;
   amount: number;
 }
 
-export interface BucketDelta {
-  accountId: string;
-  status: string;
+export interface BucketDelta extends SliceKey {
   sortKey: BucketedColumn;
   level: number;
   bucket: number;
@@ -22,8 +22,8 @@ export interface BucketDelta {
 }
 
 /** The slices a payment is bucketed in (countedSlices.ts; '' = all). */
-export function slicesOf(p: PaymentPosition): Array<{ accountId: string; status: string; kind: SliceKind }> {
-  return BUCKETED_SLICES.map((s) => ({ accountId: s.byAccount ? p.account_id : '', status: s.byStatus ? p.status : '', kind: s.kind }));
+export function slicesOf(p: PaymentPosition): Array<SliceKey & { kind: SliceKind }> {
+  return BUCKETED_SLICES.map((s) => ({ ...sliceKeyOf(p, s.dims), kind: s.kind }));
 }
 
 /** A payment's value of a bucketed sort key (created_at as epoch ms). */
@@ -36,7 +36,16 @@ function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
   for (const slice of slicesOf(p)) {
     for (const sortKey of BUCKETED_COLUMNS) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
-        out.push({ accountId: slice.accountId, status: slice.status, sortKey, level: level.level, bucket: level.of(sortValueOf(p, sortKey)), delta });
+        out.push({
+          account_id: slice.account_id,
+          status: slice.status,
+          currency: slice.currency,
+          card_brand: slice.card_brand,
+          sortKey,
+          level: level.level,
+          bucket: level.of(sortValueOf(p, sortKey)),
+          delta,
+        });
       }
     }
   }
@@ -49,7 +58,7 @@ export function paymentBucketDeltas(before: PaymentPosition | undefined, after: 
 }
 
 function keyOf(d: BucketDelta): string {
-  return [d.sortKey, String(d.level).padStart(2, '0'), d.accountId, d.status, String(d.bucket).padStart(17, '0')].join('\u0000');
+  return [d.sortKey, String(d.level).padStart(2, '0'), ...DIMENSIONS.map((dim) => d[dim]), String(d.bucket).padStart(17, '0')].join('\u0000');
 }
 
 /** A list_buckets row as written. */
@@ -62,8 +71,10 @@ export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): 
     list: 'payments',
     sort_key: d.sortKey,
     level: d.level,
-    account_id: d.accountId,
+    account_id: d.account_id,
     status: d.status,
+    currency: d.currency,
+    card_brand: d.card_brand,
     bucket: d.bucket,
     shard,
     n: d.delta,
@@ -78,13 +89,15 @@ export function bucketRows(tenantId: string, deltas: BucketDelta[], shard = 0): 
  */
 export async function adjustBuckets(trx: Transaction<Database>, tenantId: string, deltas: BucketDelta[], shard = 0): Promise<void> {
   const rows = bucketRows(tenantId, deltas, shard);
-  // Statements of at most 1000 rows (9 parameters each: within SQLite's 32,766), in the same order.
+  // Statements of at most 1000 rows (11 parameters each: within SQLite's 32,766), in the same order.
   for (let i = 0; i < rows.length; i += 1000) {
     await trx
       .insertInto('list_buckets')
       .values(rows.slice(i, i + 1000))
       .onConflict((oc) =>
-        oc.columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'bucket', 'shard']).doUpdateSet({ n: sql`list_buckets.n + excluded.n` }),
+        oc
+          .columns(['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'shard'])
+          .doUpdateSet({ n: sql`list_buckets.n + excluded.n` }),
       )
       .execute();
   }
@@ -101,9 +114,10 @@ export async function rebuildBuckets(db: Kysely<Database> | Transaction<Database
     for (const slice of BUCKETED_SLICES) {
       for (const level of bucketLevels(sortKey, slice.kind)) {
         const bucket = sql.raw(level.sql(dialect));
-        const groups = [sql.ref('tenant_id'), ...(slice.byAccount ? [sql.ref('account_id')] : []), ...(slice.byStatus ? [sql.ref('status')] : []), bucket];
-        await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, n)
-          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${slice.byAccount ? sql`account_id` : sql`''`}, ${slice.byStatus ? sql`status` : sql`''`}, ${bucket}, count(*)
+        const groups = [sql.ref('tenant_id'), ...slice.dims.map((d) => sql.ref(d)), bucket];
+        const values = DIMENSIONS.map((d) => (slice.dims.includes(d) ? sql.ref(d) : sql`''`));
+        await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, n)
+          select tenant_id, 'payments', ${sql.lit(sortKey)}, ${sql.lit(level.level)}, ${sql.join(values)}, ${bucket}, count(*)
           from payments ${only}
           group by ${sql.join(groups)}`.execute(db);
       }

@@ -1,37 +1,43 @@
-import { sql, type Kysely, type Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, Dialect, ListCountTable } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
-import { COUNTED_SLICES, SLICE_COLUMN, type CountedList } from './countedSlices.ts';
+import { COUNTED_SLICES, DIMENSION_COLUMN, DIMENSIONS, sliceKeyOf, type CountedList, type Dimension, type SliceKey } from './countedSlices.ts';
 
 export type { CountedList } from './countedSlices.ts';
 
-/** One counted slice; '' means "all" for account and status. */
-export interface CountKey {
+/** One counted slice of a list (countedSlices.ts): a value per dimension, '' for all. */
+export interface CountKey extends SliceKey {
   list: CountedList;
-  accountId: string;
-  status: string;
 }
 
 export interface CountDelta extends CountKey {
   delta: number;
 }
 
-/** The slices one record is counted in (countedSlices.ts). */
-function countKeys(list: CountedList, accountId: string, status: string): CountKey[] {
-  return COUNTED_SLICES[list].map((s) => ({ list, accountId: s.byAccount ? accountId : '', status: s.byStatus ? status : '' }));
+/** The slices one record is counted in (countedSlices.ts): one per combination of its dimensions. */
+function countKeys(list: CountedList, values: Partial<SliceKey>): CountKey[] {
+  return COUNTED_SLICES[list].map((dims) => ({ list, ...sliceKeyOf(values, dims) }));
 }
 
-export function paymentCountKeys(accountId: string, status: string): CountKey[] {
-  return countKeys('payments', accountId, status);
+/** What a payment is counted by. */
+export interface PaymentDimensions {
+  account_id: string;
+  status: string;
+  currency: string;
+  card_brand: string;
 }
 
-export function accountCountKeys(status: string): CountKey[] {
-  return countKeys('accounts', '', status);
+export function paymentCountKeys(p: PaymentDimensions): CountKey[] {
+  return countKeys('payments', p);
+}
+
+export function accountCountKeys(a: { status: string; currency: string }): CountKey[] {
+  return countKeys('accounts', { status: a.status, currency: a.currency });
 }
 
 export function eventCountKeys(type: string): CountKey[] {
-  return countKeys('events', '', type);
+  return countKeys('events', { status: type });
 }
 
 /** Deltas for moving one record between statuses (slices that do not change cancel out). */
@@ -41,7 +47,7 @@ export function statusChangeDeltas(keysFor: (status: string) => CountKey[], from
 }
 
 function keyOf(k: CountKey): string {
-  return `${k.list}\u0000${k.accountId}\u0000${k.status}`;
+  return `${k.list}\u0000${k.account_id}\u0000${k.status}\u0000${k.currency}\u0000${k.card_brand}`;
 }
 
 /** A list_counts row as written. */
@@ -49,7 +55,16 @@ export type CountRow = Omit<ListCountTable, 'shard'> & { shard: number };
 
 /** The list_counts rows (of one shard) deltas add to: one per slice, zeros dropped, in the global order. */
 export function countRows(tenantId: string, deltas: CountDelta[], shard = 0): CountRow[] {
-  return mergeDeltas(deltas, keyOf).map((d) => ({ tenant_id: tenantId, list: d.list, account_id: d.accountId, status: d.status, shard, n: d.delta }));
+  return mergeDeltas(deltas, keyOf).map((d) => ({
+    tenant_id: tenantId,
+    list: d.list,
+    account_id: d.account_id,
+    status: d.status,
+    currency: d.currency,
+    card_brand: d.card_brand,
+    shard,
+    n: d.delta,
+  }));
 }
 
 /**
@@ -64,21 +79,10 @@ export async function adjustCounts(trx: Transaction<Database>, tenantId: string,
   await trx
     .insertInto('list_counts')
     .values(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'account_id', 'status', 'shard']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }))
+    .onConflict((oc) =>
+      oc.columns(['tenant_id', 'list', 'account_id', 'status', 'currency', 'card_brand', 'shard']).doUpdateSet({ n: sql`list_counts.n + excluded.n` }),
+    )
     .execute();
-}
-
-/** The exact total of a slice: the sum of its rows (several statuses add up). */
-export async function countedTotal(db: Kysely<Database>, tenantId: string, list: CountedList, accountId: string, statuses: string[]): Promise<number> {
-  const row = await db
-    .selectFrom('list_counts')
-    .select(sql<number>`coalesce(sum(n), 0)`.as('total'))
-    .where('tenant_id', '=', tenantId)
-    .where('list', '=', list)
-    .where('account_id', '=', accountId)
-    .where('status', 'in', statuses.length ? statuses : [''])
-    .executeTakeFirstOrThrow();
-  return Number(row.total);
 }
 
 /** Rebuilds a tenant's counts and buckets from its rows (after bulk loads), inside the caller's transaction. */
@@ -86,10 +90,11 @@ export async function recountTenant(trx: Transaction<Database>, dialect: Dialect
   await rebuildBuckets(trx, dialect, tenantId);
   await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
   for (const list of ['payments', 'accounts', 'events'] as const) {
-    for (const { byAccount, byStatus } of COUNTED_SLICES[list]) {
-      await sql`insert into list_counts (tenant_id, list, account_id, status, n)
-        select tenant_id, ${sql.lit(list)}, ${byAccount ? sql`account_id` : sql`''`}, ${byStatus ? sql.ref(SLICE_COLUMN[list]) : sql`''`}, count(*)
-        from ${sql.table(list)} where tenant_id = ${tenantId} group by 1, 2, 3, 4`.execute(trx);
+    for (const dims of COUNTED_SLICES[list]) {
+      const value = (d: Dimension) => (dims.includes(d) ? sql.ref(DIMENSION_COLUMN[list][d] as string) : sql`''`);
+      await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, n)
+        select tenant_id, ${sql.lit(list)}, ${sql.join(DIMENSIONS.map(value))}, count(*)
+        from ${sql.table(list)} where tenant_id = ${tenantId} group by 1, 2, 3, 4, 5, 6`.execute(trx);
     }
   }
 }

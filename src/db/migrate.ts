@@ -16,6 +16,7 @@ import { eventsAndWebhooksMigration } from './migrations/0013_events_and_webhook
 import { orderedDeliveriesMigration } from './migrations/0015_ordered_deliveries.ts';
 import { metadataEntriesMigration } from './migrations/0016_metadata_entries.ts';
 import { tenantWritePositionsMigration } from './migrations/0017_tenant_write_positions.ts';
+import { countedDimensionsMigration } from './migrations/0018_counted_dimensions.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -43,6 +44,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0015_ordered_deliveries': orderedDeliveriesMigration(dialect),
     '0016_metadata_entries': metadataEntriesMigration(dialect),
     '0017_tenant_write_positions': tenantWritePositionsMigration(dialect),
+    '0018_counted_dimensions': countedDimensionsMigration(dialect),
   };
 }
 

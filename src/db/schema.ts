@@ -83,6 +83,9 @@ export interface ListCountTable {
   list: string;
   account_id: string;
   status: string;
+  /** Counted dimensions added by migration 0017 ('' = all; src/counts/countedSlices.ts). */
+  currency: string;
+  card_brand: string;
   /** Which of a counter's rows (migration 0008): writes spread over shards, readers sum them. */
   shard: ColumnType<number, number | undefined, number>;
   n: number;
@@ -96,6 +99,8 @@ export interface ListBucketTable {
   level: number;
   account_id: string;
   status: string;
+  currency: string;
+  card_brand: string;
   bucket: number;
   /** As list_counts.shard. */
   shard: ColumnType<number, number | undefined, number>;

@@ -14,8 +14,8 @@ import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from './listHandler.ts';
-import { countedTotalSelect, countSelect, wholeListSelect } from './listPageQueries.ts';
-import { countedSlice } from './listSlice.ts';
+import { wholeListSelect } from './listPageQueries.ts';
+import { listTotalSelect } from './fetchListPage.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type RawListQuery } from './parseListQuery.ts';
 import { YoungGenerationSweep } from './youngGenerationSweep.ts';
@@ -133,10 +133,9 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
         const snapshot = await openSnapshot(db, { statementTimeoutMs: exports.statementTimeoutMs });
         try {
           // The total as the list takes it: from the counts every write keeps in its transaction when
-          // the filters are a counted slice (read in the snapshot, so exactly the rows it holds), else
-          // row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
-          const slice = countedSlice(table, scope, query);
-          const total = slice ? countedTotalSelect(db.kysely, scope.tenantId, table, slice) : countSelect(db.kysely, table, scope, query);
+          // the filters are a counted slice, or a bucketed slice and a range (read in the snapshot, so
+          // exactly the rows it holds), else row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
+          const total = listTotalSelect(db.kysely, table, scope, query).select;
           const [{ n }] = await snapshot.all<{ n: number | string }>(total.compile());
           return { snapshot, n, kysely: db.kysely };
         } catch (error) {

@@ -7,7 +7,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
-import { boundaryOf, type Boundary } from './keyset.ts';
+import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
 import { marked, StatementTemplates } from '../db/statementTemplates.ts';
 import {
@@ -15,6 +15,9 @@ import {
   bucketPageFromRowSelect,
   countedTotalSelect,
   countSelect,
+  rangedTotalSelect,
+  rowsBeforeRangeSelect,
+  withoutRanges,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
   hopSelect,
@@ -26,6 +29,8 @@ import {
   type PageStrategy,
 } from './listPageQueries.ts';
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
+import { DIMENSIONS } from '../counts/countedSlices.ts';
+import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -83,7 +88,18 @@ interface ListRequest {
   table: ListTable;
   scope: ListScope;
   query: ListQuery;
+  /** A counted slice (no other condition): its total from list_counts. */
   slice: ListSlice | undefined;
+  /** A bucketed slice narrowed by a range: its total from bucket counts and the range's edge rows. */
+  ranged?: RangedTotal;
+}
+
+/** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
+function listRequest(table: ListTable, scope: ListScope, query: ListQuery): ListRequest {
+  const slice = countedSlice(table, scope, query);
+  if (slice) return { table, scope, query, slice };
+  const ranged = rangedTotalOf(table, scope, query);
+  return ranged ? { table, scope, query, slice, ranged } : { table, scope, query, slice };
 }
 
 /**
@@ -113,13 +129,28 @@ export async function skipInHops(
 /** The bucket counts that place this list's pages, in `query`'s order (either end); undefined when none do. */
 function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
   const [first] = query.sort;
+  // A ranged list, sorted by the range's column in one direction: a run of its slice's rows, placed in the slice.
+  if (list.ranged) {
+    const { ranged } = list;
+    const order = totalOrder(query.sort);
+    if (first.column !== ranged.column || !order.every((k) => k.direction === order[0].direction)) return undefined;
+    return { tenantId: list.scope.tenantId, slice: ranged.slice, kind: ranged.kind, column: ranged.column, direction: first.direction };
+  }
   const kind = list.slice && bucketSliceKind(list.table, list.slice);
   if (!list.slice || !kind || !isBucketed(first.column)) return undefined;
   return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
 }
 
 function totalSelect(db: Kysely<Database>, list: ListRequest) {
-  return list.slice ? countedTotalSelect(db, list.scope.tenantId, list.table, list.slice) : countSelect(db, list.table, list.scope, list.query);
+  if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
+  if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
+  return countSelect(db, list.table, list.scope, list.query);
+}
+
+/** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
+export function listTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
+  const list = listRequest(table, scope, query);
+  return { select: totalSelect(db, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
@@ -157,18 +188,29 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   return { total, rows: page.rows, strategy: page.how };
 }
 
+/**
+ * The descent and the page it places. A ranged list's descent looks for row (rows of the slice
+ * before the range) + offset of its slice, and skips the slice's rows from that bucket's start;
+ * the page is then read with the range's conditions too (rows past the range are not the list's).
+ */
+function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
+  const { table, scope, query, ranged } = list;
+  const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
+  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, dialect, before);
+  const skipQuery = ranged ? withoutRanges(query) : query;
+  return { descent, page: bucketPageFromRowSelect(db, table, scope, query, descent.start, descent.skip, paging.perPage, skipQuery) };
+}
+
 /** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
 function bucketPageStatement(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
-  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'postgres');
-  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  const { descent, page } = placedPage(db, 'postgres', list, search, paging);
   return sql`${sql.raw(PREPARED)}with ${withClause([...descent.ctes, ...page.ctes])}
     select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`;
 }
 
 /** SQLite: the same as the page's own select (its ORDER BY gives the order), every common table expression attached, the total a column. */
 function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams) {
-  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, 'sqlite');
-  const page = bucketPageFromRowSelect(db, list.table, list.scope, list.query, descent.start, descent.skip, paging.perPage);
+  const { descent, page } = placedPage(db, 'sqlite', list, search, paging);
   const withCtes = [...descent.ctes, ...page.ctes].reduce(
     (creator, cte) => creator.with(cte.name, () => cte.expression as Expression<Record<string, unknown>>) as unknown as QueryCreator<Database>,
     db as QueryCreator<Database>,
@@ -185,6 +227,14 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
   const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
+  return { compile: () => statement.compile(db) };
+}
+
+/** The statement of a page that one statement answers, built for this request alone (pageStatementCompiled builds the same once per shape). */
+function pageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined): Compilable {
+  if (!search) return offsetPageStatement(db, dialect, list, paging);
+  if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, list, search, paging));
+  const statement = bucketPageStatement(db, list, search, paging);
   return { compile: () => statement.compile(db) };
 }
 
@@ -214,6 +264,8 @@ const sqlitePage = (list: ListRequest, statement: Compilable) =>
 function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined) {
   const { scope, query, slice } = list;
   if (query.conditions.some((c) => c.match === 'contains')) return undefined;
+  // A ranged deep page's statement depends on its runs of buckets below and above: built per request.
+  if (search && list.ranged) return undefined;
   const values: Record<string, unknown> = {
     tenant: scope.tenantId,
     account: scope.accountId,
@@ -226,8 +278,17 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     else values[`c${i}`] = c.value;
     if (c.match === 'metadata') values[`c${i}.key`] = c.key;
   });
-  slice?.accounts.forEach((v, j) => (values[`a${j}`] = v));
-  slice?.statuses.forEach((v, j) => (values[`s${j}`] = v));
+  for (const d of DIMENSIONS) slice?.[d].forEach((v, j) => (values[`${d}${j}`] = v));
+  const { ranged } = list;
+  if (ranged) {
+    for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
+    ranged.segments.forEach((seg, k) => {
+      values[`r${k}.from`] = seg.from;
+      if (seg.to !== undefined) values[`r${k}.to`] = seg.to;
+    });
+    values['r.low'] = ranged.low;
+    if (ranged.high !== undefined) values['r.high'] = ranged.high;
+  }
   const key = JSON.stringify([
     dialect,
     list.table,
@@ -236,7 +297,16 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
-    slice ? [slice.accounts.length, slice.statuses.length] : null,
+    slice ? DIMENSIONS.map((d) => slice[d].length) : null,
+    ranged
+      ? [
+          ranged.kind,
+          ranged.column,
+          DIMENSIONS.map((d) => ranged.slice[d].length),
+          ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
+          ranged.high === undefined,
+        ]
+      : null,
   ]);
   return templates.statement(
     key,
@@ -258,7 +328,22 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
                 : { ...c, value: slot<string>(`c${i}`) },
           ),
         },
-        slice: slice && { accounts: slice.accounts.map((_, j) => slot<string>(`a${j}`)), statuses: slice.statuses.map((_, j) => slot<string>(`s${j}`)) },
+        slice: slice && (Object.fromEntries(DIMENSIONS.map((d) => [d, slice[d].map((_, j) => slot<string>(`${d}${j}`))])) as ListSlice),
+        ...(ranged
+          ? {
+              ranged: {
+                ...ranged,
+                slice: Object.fromEntries(DIMENSIONS.map((d) => [d, ranged.slice[d].map((_, j) => slot<string>(`r.${d}${j}`))])) as ListSlice,
+                segments: ranged.segments.map((seg, k) => ({
+                  level: seg.level,
+                  from: slot<number>(`r${k}.from`),
+                  ...(seg.to !== undefined ? { to: slot<number>(`r${k}.to`) } : {}),
+                })),
+                low: slot<string | number>('r.low'),
+                ...(ranged.high !== undefined ? { high: slot<string | number>('r.high') } : {}),
+              },
+            }
+          : {}),
       };
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
@@ -280,7 +365,7 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
@@ -293,7 +378,7 @@ export function bucketPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): Compilable | undefined {
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   const search = bucketSearchOf(list, query);
   if (!search) return undefined;
   if (dialect === 'sqlite') return bucketPageSelect(db, list, search, paging);
@@ -336,14 +421,14 @@ export async function writeListPage(
   add: PageRowSink,
 ): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
-  const list: ListRequest = { table, scope, query, slice: countedSlice(table, scope, query) };
+  const list = listRequest(table, scope, query);
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   const how = search ? 'buckets' : 'offset';
   // One statement is one snapshot: total and rows together, one round trip.
   if (offset < tuning.plainOffsetUpTo || search) {
-    const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? offsetPageStatement(db, dialect, list, paging).compile();
+    const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? pageStatement(db, dialect, list, paging, search).compile();
     // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
     // if they ever did, the page is found the slow exact way rather than answered empty (nothing
     // went to the sink then). On SQLite a page with no rows says nothing of the total: both are

@@ -2,7 +2,7 @@ import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db/schema.ts';
 import { bucketLevels, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
-import type { ListSlice } from './listSlice.ts';
+import { sliceSql, type ListSlice } from './listSlice.ts';
 
 export interface BucketSearch {
   tenantId: string;
@@ -31,10 +31,13 @@ export interface NamedCte {
  * rows of the list lie between that start and row `offset`. Past the end no bucket is picked:
  * `start` and `skip` are then null and the page reads no row.
  */
-export function bucketDescent(search: BucketSearch, total: Expression<unknown>, offset: number, dialect: Dialect) {
+export function bucketDescent(search: BucketSearch, total: Expression<unknown>, at: number, dialect: Dialect, before?: Expression<unknown>) {
   const levels = bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
   const ctes: NamedCte[] = [{ name: 't', expression: total }];
+  // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.
+  if (before) ctes.push({ name: 'rb', expression: before });
+  const offset = before ? sql`((select n from rb) + ${at})` : sql`${at}`;
   for (const [i, level] of levels.entries()) {
     const [l, c, prev] = [`l${i}`, `c${i}`, `p${i - 1}`].map((name) => sql.raw(name));
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
@@ -44,7 +47,7 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
       name: `l${i}`,
       expression: sql`(select bucket, sum(n) as n from list_buckets
       where tenant_id = ${search.tenantId} and list = 'payments' and sort_key = ${search.column} and level = ${level.level}
-        and account_id in (${sql.join(search.slice.accounts)}) and status in (${sql.join(search.slice.statuses)}) ${children}
+        and ${sliceSql(search.slice)} ${children}
       group by bucket)`,
     });
     ctes.push({ name: `c${i}`, expression: sql`(select bucket, n, ${before} + sum(n) over (order by bucket ${dir}) - n as before from ${l})` });

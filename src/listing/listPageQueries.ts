@@ -2,7 +2,9 @@ import { sql, type Expression, type Kysely, type QueryCreator, type SelectQueryB
 import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
-import type { ListSlice } from './listSlice.ts';
+import { sliceSql, type ListSlice } from './listSlice.ts';
+import { DIMENSIONS } from '../counts/countedSlices.ts';
+import type { RangedTotal } from './rangedTotal.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from './parseListQuery.ts';
 
@@ -67,15 +69,67 @@ export function countSelect(db: Kysely<Database>, table: ListTable, scope: ListS
   return scoped(db, table, scope, query).select((eb) => eb.fn.countAll<number>().as('n'));
 }
 
-/** The exact total of a counted slice from list_counts, as `n` (several accounts or statuses add up). */
+/** The exact total of a counted slice from list_counts, as `n` (several values of a dimension add up). */
 export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table: ListTable, slice: ListSlice) {
-  return db
-    .selectFrom('list_counts')
-    .select(sql<number>`coalesce(sum(n), 0)`.as('n'))
-    .where('tenant_id', '=', tenantId)
-    .where('list', '=', table)
-    .where('account_id', 'in', slice.accounts)
-    .where('status', 'in', slice.statuses);
+  let select = db.selectFrom('list_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('tenant_id', '=', tenantId).where('list', '=', table);
+  for (const d of DIMENSIONS) select = select.where(d, 'in', slice[d]);
+  return select;
+}
+
+/**
+ * The exact total of a counted slice narrowed by a range of a bucketed column, as `n`, without
+ * counting its rows (rangedTotal.ts): the slice's bucket counts wholly inside the range, a run of
+ * buckets per level, plus the matching rows below and past them, counted by the list's own
+ * conditions on the slice's index (two short range scans: the partly covered finest buckets).
+ */
+export function rangedTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal) {
+  const buckets = bucketRunsSum(table, scope, ranged, ranged.segments);
+  const column = sql.ref(ranged.column);
+  const below = countSelect(db, table, scope, query).where(column, '<', ranged.low);
+  const past = ranged.high === undefined ? sql<number>`0` : sql<number>`(${countSelect(db, table, scope, query).where(column, '>=', ranged.high)})`;
+  return db.selectNoFrom(sql<number>`${buckets} + (${below}) + ${past}`.as('n'));
+}
+
+/** The sum of a slice's bucket counts over runs of buckets (one per level at most twice). */
+function bucketRunsSum(table: ListTable, scope: ListScope, ranged: RangedTotal, segments: RangedTotal['segments']) {
+  if (segments.length === 0) return sql<number>`0`;
+  const runs = segments.map((s) => {
+    const from = s.from === undefined ? sql`` : sql` and bucket >= ${s.from}`;
+    const to = s.to === undefined ? sql`` : sql` and bucket <= ${s.to}`;
+    return sql`(level = ${sql.lit(s.level)}${from}${to})`;
+  });
+  return sql<number>`(select coalesce(sum(n), 0) from list_buckets
+    where tenant_id = ${scope.tenantId} and list = ${table} and sort_key = ${ranged.column} and ${sliceSql(ranged.slice)}
+      and (${sql.join(runs, sql` or `)}))`;
+}
+
+/** A ranged list's query without its range: the slice, whose rows a deep page skips from a bucket's start. */
+export function withoutRanges(query: ListQuery): ListQuery {
+  return { ...query, conditions: query.conditions.filter((c) => c.match !== 'range') };
+}
+
+/**
+ * How many rows of the slice come before the range in `direction` (the range's column first in
+ * the sort), as `n`: ascending, the slice's rows below the covered start (its buckets there,
+ * open below) less the range's own rows there; descending, the slice's rows from the covered end
+ * on less the range's own rows there (none without an upper end: every row above is in range).
+ */
+export function rowsBeforeRangeSelect(
+  db: Kysely<Database>,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  ranged: RangedTotal,
+  direction: 'asc' | 'desc',
+) {
+  const column = sql.ref(ranged.column);
+  if (direction === 'asc') {
+    const inRange = countSelect(db, table, scope, query).where(column, '<', ranged.low);
+    return db.selectNoFrom(sql<number>`${bucketRunsSum(table, scope, ranged, ranged.below)} - (${inRange})`.as('n'));
+  }
+  if (ranged.high === undefined) return db.selectNoFrom(sql<number>`0`.as('n'));
+  const inRange = countSelect(db, table, scope, query).where(column, '>=', ranged.high);
+  return db.selectNoFrom(sql<number>`${bucketRunsSum(table, scope, ranged, ranged.above)} - (${inRange})`.as('n'));
 }
 
 /** The same list in the opposite order, so that a page near the end is counted from there. */
@@ -162,16 +216,19 @@ export function bucketPageFromRowSelect(
   start: BucketStart,
   skip: Expression<number>,
   limit: number,
+  skipQuery: ListQuery = query,
 ) {
   const order = totalOrder(query.sort);
-  const atStart = (from: QueryCreator<Database>) => scoped(from, table, scope, query).where(sql.ref(start.column), start.op, start.value as string);
+  const atStart = (from: QueryCreator<Database>, q: ListQuery = query) =>
+    scoped(from, table, scope, q).where(sql.ref(start.column), start.op, start.value as string);
   if (!order.every((k) => k.direction === order[0].direction)) {
     return {
       ctes: [],
       rows: (outer: QueryCreator<Database> = db) => applyOrder(atStart(outer).select('resource'), query).limit(rowLimit(limit)).offset(skip) as PageSelect,
     };
   }
-  const first = applyOrder(atStart(db).select(sortColumns(query)), query)
+  // The skip counts the rows `skipQuery` lists (a ranged list's slice: the descent placed a row of it).
+  const first = applyOrder(atStart(db, skipQuery).select(sortColumns(query)), query)
     .limit(sql.lit(1))
     .offset(skip);
   const columns = order.map((k) => sql.ref(k.column));

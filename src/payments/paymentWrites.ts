@@ -66,7 +66,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   await adjustCounts(
     trx,
     tenantId,
-    paymentCountKeys(row.account_id, status).map((k) => ({ ...k, delta: 1 })),
+    paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })),
     shard,
   );
   await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
@@ -101,7 +101,7 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     await adjustCounts(
       trx,
       row.tenant_id,
-      statusChangeDeltas((s) => paymentCountKeys(row.account_id, s), row.status, changes.status),
+      statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status),
       shard,
     );
   }

@@ -138,12 +138,12 @@ function sqliteInserter(db: Db): BulkInserter {
     for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS));
   };
   const addCount = database.prepare(
-    `insert into list_counts (tenant_id, list, account_id, status, shard, n) values (?, ?, ?, ?, ?, ?)
-     on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`,
+    `insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`,
   );
   const addBucket = database.prepare(
-    `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?, ?)
-     on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`,
+    `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`,
   );
   const sink: RowSink = {
     async accounts(rows) {
@@ -157,8 +157,9 @@ function sqliteInserter(db: Db): BulkInserter {
       addEntries(paymentEntries, entries);
     },
     async adjust(counts, buckets) {
-      for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.shard, r.n);
-      for (const r of buckets) addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.bucket, r.shard, r.n);
+      for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.currency, r.card_brand, r.shard, r.n);
+      for (const r of buckets)
+        addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.currency, r.card_brand, r.bucket, r.shard, r.n);
     },
   };
   return {
@@ -198,17 +199,21 @@ const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[ke
 /** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order. */
 async function upsertCounts(trx: Transaction<Database>, counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
-    await sql`insert into list_counts (tenant_id, list, account_id, status, shard, n)
+    await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
-        ${column(rows, 'status')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
-      on conflict (tenant_id, list, account_id, status, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
+        ${column(rows, 'status')}::text[], ${column(rows, 'currency')}::text[], ${column(rows, 'card_brand')}::text[],
+        ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+      on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
   }
   for (const rows of chunks(buckets, UPSERT_CHUNK)) {
-    await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, bucket, shard, n)
+    await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'sort_key')}::text[],
         ${column(rows, 'level')}::integer[], ${column(rows, 'account_id')}::text[], ${column(rows, 'status')}::text[],
+        ${column(rows, 'currency')}::text[], ${column(rows, 'card_brand')}::text[],
         ${column(rows, 'bucket')}::bigint[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
-      on conflict (tenant_id, list, sort_key, level, account_id, status, bucket, shard) do update set n = list_buckets.n + excluded.n`.execute(trx);
+      on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`.execute(
+      trx,
+    );
   }
 }
 

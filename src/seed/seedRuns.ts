@@ -42,7 +42,7 @@ export async function findOrStartRun(db: Kysely<Database>, args: RunArguments): 
     const id = `seedrun_${randomUUID()}`;
     const now = new Date().toISOString();
     const total = (list: string) =>
-      sql`(select coalesce(sum(n), 0) from list_counts where tenant_id = ${args.tenantId} and list = ${list} and account_id = '' and status = '')`;
+      sql`(select coalesce(sum(n), 0) from list_counts where tenant_id = ${args.tenantId} and list = ${list} and account_id = '' and status = '' and currency = '' and card_brand = '')`;
     // A write first (SQLite takes its write lock at once), reading the totals in the same statement.
     const inserted = await sql`insert into seed_runs
         (id, tenant_id, seed, accounts, payments, until, accounts_before, payments_before, accounts_done, payments_done, started_at, updated_at, finished_at)

@@ -145,7 +145,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
         await sink.accounts(
           (function* () {
             for (const { row, account } of seedAccounts(basis, from.accounts, to.accounts)) {
-              tally.addAccount(row.status);
+              tally.addAccount(row);
               made.push(account);
               yield row;
             }

@@ -34,12 +34,12 @@ describe('a tally of created rows', () => {
     // Amounts of every size, down to one minor unit, and times across day boundaries.
     payments.push({ ...payments[0], amount: 1 }, { ...payments[1], amount: 987_654_321 }, { ...payments[2], created_at: '2026-01-01T00:00:00.000Z' });
     const tally = new CreatedRowsTally();
-    for (const { row } of accounts) tally.addAccount(row.status);
+    for (const { row } of accounts) tally.addAccount(row);
     for (const p of payments) tally.addPayment(p);
 
     const counts = [
-      ...accounts.flatMap(({ row }) => accountCountKeys(row.status).map((k) => ({ ...k, delta: 1 }))),
-      ...payments.flatMap((p) => paymentCountKeys(p.account_id, p.status).map((k) => ({ ...k, delta: 1 }))),
+      ...accounts.flatMap(({ row }) => accountCountKeys(row).map((k) => ({ ...k, delta: 1 }))),
+      ...payments.flatMap((p) => paymentCountKeys(p).map((k) => ({ ...k, delta: 1 }))),
     ];
     expect(countRows('ten_1', tally.countDeltas())).toEqual(countRows('ten_1', counts));
     const expected = bucketRows(

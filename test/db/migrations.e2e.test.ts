@@ -121,6 +121,7 @@ describe('migrations', () => {
         '0015_ordered_deliveries',
         '0016_metadata_entries',
         '0017_tenant_write_positions',
+        '0018_counted_dimensions',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -139,55 +140,60 @@ describe('migrations', () => {
       expect([account.name_folded, account.email_folded]).toEqual([caseFold(account.name), caseFold(account.email)]);
       const counts = await db.kysely
         .selectFrom('list_counts')
-        .select(['list', 'account_id', 'status', 'n'])
+        .select(['list', 'account_id', 'status', 'currency', 'card_brand', 'n'])
         .orderBy('list')
         .orderBy('account_id')
         .orderBy('status')
+        .orderBy('currency')
+        .orderBy('card_brand')
         .execute();
-      expect(counts.map((c) => [c.list, c.account_id, c.status, Number(c.n)])).toEqual([
-        ['accounts', '', '', 1],
-        ['accounts', '', 'active', 1],
-        ['payments', '', '', 1],
-        ['payments', '', 'succeeded', 1],
-        ['payments', 'acc_1', '', 1],
-        ['payments', 'acc_1', 'succeeded', 1],
-      ]);
+      // Every combination of the record's counted values, '' for the dimensions left out.
+      const combinations = (values: string[]) =>
+        values.reduce<string[][]>(
+          (all, v) =>
+            all.flatMap((c) => [
+              [...c, ''],
+              [...c, v],
+            ]),
+          [[]],
+        );
+      const expectedCounts = [
+        ...combinations(['', 'active', 'USD', '']).map((c) => ['accounts', ...c, 1]),
+        ...combinations(['acc_1', 'succeeded', 'USD', 'visa']).map((c) => ['payments', ...c, 1]),
+      ];
+      const uniqueSorted = (rows: unknown[][]) =>
+        [...new Map(rows.map((r) => [JSON.stringify(r), r])).values()].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
+      expect(uniqueSorted(counts.map((c) => [c.list, c.account_id, c.status, c.currency, c.card_brand, Number(c.n)]))).toEqual(uniqueSorted(expectedCounts));
+      expect(counts).toHaveLength(4 + 16);
       // 2026-01-02T03:04:05Z is 16-day bucket 1278, day 20455, hour 490923 and 5-minute bucket 5891076
       // since the epoch; 1234 is 1xxx, 12xx, 123x and itself.
       const readBuckets = async () =>
         (
           await db.kysely
             .selectFrom('list_buckets')
-            .select(['sort_key', 'level', 'account_id', 'status', 'bucket', 'n'])
+            .select(['sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'n'])
             .orderBy('sort_key')
             .orderBy('account_id')
             .orderBy('status')
+            .orderBy('currency')
+            .orderBy('card_brand')
             .orderBy('level')
             .execute()
-        ).map((b) => [b.sort_key, b.level, b.account_id, b.status, Number(b.bucket), Number(b.n)]);
+        ).map((b) => [b.sort_key, b.level, b.account_id, b.status, b.currency, b.card_brand, Number(b.bucket), Number(b.n)]);
       const buckets = await readBuckets();
-      expect(buckets).toEqual([
-        ['amount', 0, '', '', 31, 1],
-        ['amount', 1, '', '', 212, 1],
-        ['amount', 2, '', '', 1123, 1],
-        ['amount', 3, '', '', 1234, 1],
-        ['amount', 0, '', 'succeeded', 31, 1],
-        ['amount', 1, '', 'succeeded', 212, 1],
-        ['amount', 2, '', 'succeeded', 1123, 1],
-        ['amount', 3, '', 'succeeded', 1234, 1],
-        ['amount', 0, 'acc_1', '', 31, 1],
-        ['amount', 1, 'acc_1', '', 212, 1],
-        ['created_at', 0, '', '', 1278, 1],
-        ['created_at', 1, '', '', 20455, 1],
-        ['created_at', 2, '', '', 490923, 1],
-        ['created_at', 3, '', '', 5891076, 1],
-        ['created_at', 0, '', 'succeeded', 1278, 1],
-        ['created_at', 1, '', 'succeeded', 20455, 1],
-        ['created_at', 2, '', 'succeeded', 490923, 1],
-        ['created_at', 3, '', 'succeeded', 5891076, 1],
-        ['created_at', 0, 'acc_1', '', 1278, 1],
-        ['created_at', 1, 'acc_1', '', 20455, 1],
-      ]);
+      const levels = { amount: [31, 212, 1123, 1234], created_at: [1278, 20455, 490923, 5891076] };
+      const slices = [
+        ['', '', '', 'visa'],
+        ['', '', 'USD', ''],
+        ['', '', '', ''],
+        ['', 'succeeded', '', ''],
+        ['acc_1', '', '', ''],
+      ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
+      expect(buckets).toEqual(
+        (['amount', 'created_at'] as const).flatMap((sortKey) =>
+          slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
+        ),
+      );
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
       expect(await readBuckets()).toEqual(buckets);

@@ -67,13 +67,12 @@ async function countsVersusRebuild(db: Db, tenant: string) {
   // Summed over the shards a counter's rows are spread over (PostgreSQL's writes pick one at random).
   const read = async (kysely: Db['kysely']) => {
     const counts = (
-      await sql<object>`select list, account_id, status, sum(n) as n from list_counts where tenant_id = ${id} group by list, account_id, status having sum(n) <> 0`.execute(
-        kysely,
-      )
+      await sql<object>`select list, account_id, status, currency, card_brand, sum(n) as n from list_counts where tenant_id = ${id}
+        group by list, account_id, status, currency, card_brand having sum(n) <> 0`.execute(kysely)
     ).rows;
     const buckets = (
-      await sql<object>`select sort_key, level, account_id, status, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
-        group by sort_key, level, account_id, status, bucket having sum(n) <> 0`.execute(kysely)
+      await sql<object>`select sort_key, level, account_id, status, currency, card_brand, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
+        group by sort_key, level, account_id, status, currency, card_brand, bucket having sum(n) <> 0`.execute(kysely)
     ).rows;
     const key = (r: object) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, k === 'n' || k === 'bucket' || k === 'level' ? Number(v) : v]));
     return { counts: counts.map(key).sort(), buckets: buckets.map(key).sort() };

@@ -6,8 +6,10 @@
  * and the whole Laravel envelope through `JSON.stringify`. No cache, no stored JSON, no counts.
  *
  * It is a yardstick, not a second implementation: it answers only what the bench asks (the
- * three lists, `page`, `per_page`, `filter[status]`, `filter[account_id]`, `sort`), and answers
- * anything else with a 400. Started by the bench as `node scripts/bench/floor/floorServer.ts`
+ * three lists, `page`, `per_page`, `filter[status]`, `filter[account_id]`, `sort`, and for the filter
+ * shapes of `--only filters` one value of `filter[currency]` and `filter[card_brand]` and the
+ * `gte|gt|lte|lt` bounds of `filter[amount]` and of `filter[created_at]` in the stored form,
+ * `…T00:00:00.000Z`), and answers anything else with a 400. Started by the bench as `node scripts/bench/floor/floorServer.ts`
  * with DATABASE_URL; prints "Listening on <origin>" as `cli serve` does.
  */
 import { createHash } from 'node:crypto';
@@ -95,6 +97,13 @@ const SORTS: Record<string, Record<string, string>> = {
   accounts: { created_at: 'created_at, id', '-created_at': 'created_at desc, id desc', name: 'name, id', '-name': 'name desc, id desc' },
 };
 
+const RANGES = [
+  ['gte', '>='],
+  ['gt', '>'],
+  ['lte', '<='],
+  ['lt', '<'],
+] as const;
+
 class BadRequest extends Error {}
 
 async function tenantOf(request: FastifyRequest): Promise<string | undefined> {
@@ -138,6 +147,16 @@ async function list(request: FastifyRequest, reply: FastifyReply, table: 'paymen
   const account = accountId ?? query['filter[account_id]'];
   if (account !== undefined) (where.push('account_id = ?'), params.push(account));
   if (query['filter[status]'] !== undefined) (where.push('status = ?'), params.push(query['filter[status]']));
+  for (const column of ['currency', 'card_brand']) {
+    if (query[`filter[${column}]`] !== undefined) (where.push(`${column} = ?`), params.push(query[`filter[${column}]`]));
+  }
+  for (const [op, sqlOp] of RANGES) {
+    const amount = query[`filter[amount][${op}]`];
+    if (amount !== undefined) (where.push(`amount ${sqlOp} ?`), params.push(Number(amount)));
+    // The stored text on SQLite, a timestamptz on PostgreSQL: the same comparison for a bound in the stored form.
+    const time = query[`filter[created_at][${op}]`];
+    if (time !== undefined) (where.push(`created_at ${sqlOp} ?`), params.push(time));
+  }
   const from = `from ${table} where ${where.join(' and ')}`;
   const columns = table === 'payments' ? PAYMENT_COLUMNS : ACCOUNT_COLUMNS;
   const [total, rows] = await db.countAndRows(`select count(*) as n ${from}`, `select ${columns} ${from} order by ${order}`, params, perPage, (page - 1) * perPage);

@@ -11,12 +11,12 @@ import type { Dialect } from '../schema.ts';
 
 const DAY = 86_400;
 
-function timeBucket(seconds: number, dialect: Dialect): string {
+export function timeBucket(seconds: number, dialect: Dialect): string {
   return dialect === 'postgres' ? `floor(extract(epoch from created_at) / ${seconds})::bigint` : `(cast(strftime('%s', created_at) as integer) / ${seconds})`;
 }
 
 /** Amounts by their leading `digits` digits: below 10^digits the amount itself, above e·10^digits + ⌊amount / 10^e⌋. */
-function amountBucket(digits: number): string {
+export function amountBucket(digits: number): string {
   const base = 10 ** digits;
   const branches = [`when amount < ${base} then amount`];
   for (let e = 1; digits + e <= 16; e++) branches.push(`when amount < ${10 ** (digits + e)} then ${e * base} + amount / ${10 ** e}`);

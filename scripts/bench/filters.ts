@@ -1,0 +1,167 @@
+import type { Dataset } from './datasets.ts';
+import { pageAtDepth } from './deepPages.ts';
+import { getJson, type Measured } from './scenarios.ts';
+
+/**
+ * `--only filters`: page 1 and the page at 90 % depth of each filter shape issue 31 names, on
+ * the service and on the floor (the same list written as count(*) + OFFSET, floor/floorServer.ts),
+ * with the two ratios it sets targets for: page at 90 % ÷ page 1 of the same list, and page 1 of
+ * the filtered list ÷ page 1 of the unfiltered one (both ≤ 2, by p50).
+ */
+export interface FilterList {
+  /** The filter shape, and the sort when it is not the default. */
+  name: string;
+  query: string;
+}
+
+/**
+ * A list slower than the run is long answers nothing within it at concurrency 16 (autocannon
+ * counts only what completed): it is then timed alone, a few requests one after the other,
+ * and marked so (`alone`), rps being 1 ÷ that p50.
+ */
+type Timed = Measured & { alone?: boolean };
+
+const TIMES_ALONE = 3;
+
+async function timedAlone(url: string, key: string): Promise<Timed> {
+  const ms: number[] = [];
+  let errors = 0;
+  for (let i = 0; i < TIMES_ALONE; i++) {
+    const started = performance.now();
+    const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
+    await response.arrayBuffer();
+    ms.push(performance.now() - started);
+    if (!response.ok) errors += 1;
+  }
+  ms.sort((a, b) => a - b);
+  const p50 = Math.round(ms[Math.floor(TIMES_ALONE / 2)] * 100) / 100;
+  return { rps: 1000 / p50, p50, p99: Math.round(ms[TIMES_ALONE - 1] * 100) / 100, errors, alone: true };
+}
+
+export interface FilterCase extends FilterList {
+  total: number;
+  page90: number;
+  ours: { page1: Timed; page90: Timed };
+  floor?: { page1: Timed; page90: Timed; sameAnswer: boolean };
+}
+
+export interface FiltersResult {
+  dialect: string;
+  payments: number;
+  /** Page 1 of the unfiltered list, measured first and last (the noise between them shows). */
+  unfiltered: { first: Timed; last: Timed; floor?: Timed };
+  cases: FilterCase[];
+}
+
+/** Values that select about what the issue's table measured: a month of the six the seed spreads over, amounts in minor units. */
+export interface ShapeValues {
+  busiestAccount: string;
+  month: { gte: string; lt: string };
+}
+
+/**
+ * Each filter alone, a month, a month × status and an amount range × currency; with the default
+ * sort, and those with a range with that range's column as sort as well (the month with
+ * -created_at, created_at being the default).
+ */
+export function filterLists({ busiestAccount, month }: ShapeValues): FilterList[] {
+  const monthQuery = `filter[created_at][gte]=${month.gte}&filter[created_at][lt]=${month.lt}`;
+  const ranged = [
+    { name: 'a month', query: monthQuery, sort: '-created_at' },
+    { name: 'filter[amount][gte]=1000', query: 'filter[amount][gte]=1000', sort: 'amount' },
+    { name: 'a month × filter[status]=succeeded', query: `${monthQuery}&filter[status]=succeeded`, sort: '-created_at' },
+    { name: 'filter[amount][gte]=1000&[lt]=10000 × filter[currency]=EUR', query: 'filter[amount][gte]=1000&filter[amount][lt]=10000&filter[currency]=EUR', sort: 'amount' },
+  ];
+  return [
+    { name: 'filter[status]=succeeded', query: 'filter[status]=succeeded' },
+    { name: 'filter[currency]=EUR', query: 'filter[currency]=EUR' },
+    { name: 'filter[card_brand]=visa', query: 'filter[card_brand]=visa' },
+    { name: 'filter[account_id]=<busiest account>', query: `filter[account_id]=${busiestAccount}` },
+    ...ranged.flatMap(({ name, query, sort }) => [
+      { name, query },
+      { name: `${name}, sort=${sort}`, query: `${query}&sort=${sort}` },
+    ]),
+  ];
+}
+
+/** The calendar month (UTC) three months before the newest payment's: inside the seeded months, a sixth of the rows. */
+export async function monthOfData(base: string, key: string): Promise<ShapeValues['month']> {
+  const newest = (await getJson(`${base}/payments?sort=-created_at&per_page=1`, key)).data[0].created_at as string;
+  const at = new Date(newest);
+  const first = (monthsBack: number) => new Date(Date.UTC(at.getUTCFullYear(), at.getUTCMonth() - monthsBack, 1)).toISOString();
+  return { gte: first(3), lt: first(2) };
+}
+
+const listUrl = (origin: string, query: string, page: number) => `${origin}/v3/payments?${query}&page=${page}`;
+
+/**
+ * Hammers each list's page 1 and page at 90 % (per_page 10, pages from meta.total) on the
+ * service, then on the floor when one is given, case by case so a noisy neighbour hurts both alike.
+ */
+export async function measureFilters(
+  ds: Dataset,
+  origins: { ours: string; floor?: string },
+  lists: FilterList[],
+  hammer: (name: string, url: string) => Promise<Measured>,
+): Promise<FiltersResult> {
+  const measure = async (name: string, url: string): Promise<Timed> => {
+    const measured = await hammer(name, url);
+    return Number.isNaN(measured.p50) ? timedAlone(url, ds.key) : measured;
+  };
+  const unfilteredFirst = await measure('unfiltered page 1', `${origins.ours}/v3/payments?page=1`);
+  const unfilteredFloor = origins.floor ? await measure('unfiltered page 1 (the floor)', `${origins.floor}/v3/payments?page=1`) : undefined;
+  const cases: FilterCase[] = [];
+  for (const list of lists) {
+    const meta = (await getJson(listUrl(origins.ours, list.query, 1), ds.key)).meta;
+    const page90 = pageAtDepth(meta.last_page, '90 %');
+    // The floor answers the same total and the same rows, or the comparison is void (marked in the table).
+    const rowsOf = async (origin: string, page: number) => {
+      const body = await getJson(listUrl(origin, list.query, page), ds.key);
+      return JSON.stringify([body.meta.total, body.data.map((r: { id: string }) => r.id)]);
+    };
+    const sameAnswer = async (floor: string) =>
+      (await rowsOf(origins.ours, 1)) === (await rowsOf(floor, 1)) && (await rowsOf(origins.ours, page90)) === (await rowsOf(floor, page90));
+    const both = async (origin: string, who: string) => ({
+      page1: await measure(`${list.name}: page 1${who}`, listUrl(origin, list.query, 1)),
+      page90: await measure(`${list.name}: page ${page90} of ${meta.last_page}${who}`, listUrl(origin, list.query, page90)),
+    });
+    cases.push({
+      ...list,
+      total: meta.total,
+      page90,
+      ours: await both(origins.ours, ''),
+      floor: origins.floor ? { ...(await both(origins.floor, ' (the floor)')), sameAnswer: await sameAnswer(origins.floor) } : undefined,
+    });
+  }
+  const unfilteredLast = await measure('unfiltered page 1, again', `${origins.ours}/v3/payments?page=1`);
+  return { dialect: ds.dialect, payments: ds.payments, unfiltered: { first: unfilteredFirst, last: unfilteredLast, floor: unfilteredFloor }, cases };
+}
+
+const fmt = (x: number, digits = 0) => x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const cell = (m: Timed) => `${m.alone ? `(alone) ${fmt(m.rps, 1)}` : fmt(m.rps)} · ${m.p50}${m.errors ? ` · ${m.errors} errors` : ''}`;
+/** A ratio of p50s against the issue's target of 2. */
+const ratio = (a: Measured, b: Measured) => {
+  const r = a.p50 / b.p50;
+  return `${fmt(r, 2)} ${r <= 2 ? '✓' : '✗'}`;
+};
+
+export function printFilters(result: FiltersResult): void {
+  const { unfiltered } = result;
+  const base = unfiltered.first.p50 <= unfiltered.last.p50 ? unfiltered.first : unfiltered.last;
+  console.log(`\n### ${result.dialect} ${fmt(result.payments)} payments: filter shapes (issue 31)\n`);
+  console.log(
+    `req/s · p50 (ms), per_page=10, concurrency as asked; "(alone)": nothing answered within the run, timed alone, ${TIMES_ALONE} requests one after the other. Unfiltered page 1: ${cell(unfiltered.first)} first, ${cell(unfiltered.last)} last (the ratios use the lower p50)` +
+      `${unfiltered.floor ? `; on the floor ${cell(unfiltered.floor)}` : ''}. Targets: 90 % ÷ page 1 ≤ 2 and page 1 ÷ unfiltered page 1 ≤ 2 (p50).\n`,
+  );
+  const floorHead = result.cases.some((c) => c.floor) ? ' floor page 1 | floor 90 % | ours ÷ floor, page 1 · 90 % (p50) |' : '';
+  console.log(`| list | total | page 1 | page at 90 % | 90 % ÷ page 1 | page 1 ÷ unfiltered page 1 |${floorHead}`);
+  console.log(`|---|---|---|---|---|---|${floorHead ? '---|---|---|' : ''}`);
+  for (const c of result.cases) {
+    const floor = c.floor
+      ? ` ${cell(c.floor.page1)} | ${cell(c.floor.page90)} | ${fmt(c.ours.page1.p50 / c.floor.page1.p50, 2)} · ${fmt(c.ours.page90.p50 / c.floor.page90.p50, 2)}${c.floor.sameAnswer ? '' : ' (the floor answered otherwise!)'} |`
+      : '';
+    console.log(
+      `| ${c.name} | ${fmt(c.total)} | ${cell(c.ours.page1)} | ${cell(c.ours.page90)} (page ${fmt(c.page90)}) | ${ratio(c.ours.page90, c.ours.page1)} | ${ratio(c.ours.page1, base)} |${floor}`,
+    );
+  }
+}

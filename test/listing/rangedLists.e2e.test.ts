@@ -1,0 +1,234 @@
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestApp, type TestContext } from '../support/testApp.ts';
+import { seed } from '../support/seedHelpers.ts';
+import { recountTenant } from '../../src/counts/listCounts.ts';
+
+interface Row {
+  id: string;
+  account_id: string;
+  status: string;
+  currency: string;
+  card_brand: string;
+  amount: number;
+  at: number;
+}
+
+type Op = 'gte' | 'gt' | 'lte' | 'lt';
+const HOLDS: Record<Op, (v: number, b: number) => boolean> = { gte: (v, b) => v >= b, gt: (v, b) => v > b, lte: (v, b) => v <= b, lt: (v, b) => v < b };
+
+const DAY = 86_400_000;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * Totals and pages of lists filtered by counted dimensions and a created_at or amount range, next
+ * to count(*) + OFFSET over the same rows (an oracle in the test). The first pages are plain
+ * OFFSET from page 2 on (plainOffsetUpTo 3), so every later page is a deep one; ranges start and
+ * end exactly on bucket edges of every level, one millisecond either side, and on records' own
+ * values, some of which are moved onto bucket edges themselves.
+ */
+describe('lists narrowed by counted filters and a range: exact totals and pages', () => {
+  let t: TestContext;
+  let key: string;
+  let rows: Row[];
+  beforeAll(async () => {
+    t = await createTestApp({ listTuning: { plainOffsetUpTo: 3, skipHop: 7 } });
+    key = (await t.tenant('ranged')).key;
+    await seed(t.database.db, 'ranged', 3, 1200);
+    const { kysely, dialect } = t.database.db;
+    const tenant = await kysely.selectFrom('tenants').select('id').where('name', '=', 'ranged').executeTakeFirstOrThrow();
+    // Records exactly on bucket edges (a day, an hour, five minutes; amounts 1000, 10000, 12300),
+    // then the counts rebuilt from the rows as after a bulk load.
+    const moved = await kysely.selectFrom('payments').select('id').where('tenant_id', '=', tenant.id).orderBy('id').limit(12).execute();
+    const edges = ['2026-08-01T00:00:00.000Z', '2026-08-01T01:00:00.000Z', '2026-08-01T00:05:00.000Z', '2026-09-17T00:00:00.000Z'];
+    await kysely.transaction().execute(async (trx) => {
+      for (const [i, { id }] of moved.entries()) {
+        const set = i < 8 ? { created_at: edges[i % edges.length] } : { amount: [1000, 10_000, 12_300, 999][i - 8] };
+        await trx.updateTable('payments').set(set).where('id', '=', id).execute();
+      }
+      await recountTenant(trx, dialect, tenant.id);
+    });
+    const all = await kysely
+      .selectFrom('payments')
+      .select(['id', 'account_id', 'status', 'currency', 'card_brand', 'amount', sql<string>`created_at`.as('created_at')])
+      .where('tenant_id', '=', tenant.id)
+      .execute();
+    rows = all.map((r) => ({ ...r, amount: Number(r.amount), at: new Date(r.created_at).getTime() }));
+  });
+  afterAll(() => t.close());
+
+  /** The oracle: the matching rows in list order. */
+  function expected(
+    filters: Partial<Record<'status' | 'currency' | 'card_brand' | 'account_id', string[]>>,
+    ranges: Array<[string, Op, number]>,
+    sort: string,
+  ) {
+    const [column, desc] = [sort.replace('-', ''), sort.startsWith('-')];
+    const value = (r: Row, c: string) => (c === 'created_at' ? r.at : r.amount);
+    return rows
+      .filter((r) => Object.entries(filters).every(([d, vs]) => vs.includes(r[d as keyof Row] as string)))
+      .filter((r) => ranges.every(([c, op, b]) => HOLDS[op](value(r, c), b)))
+      .sort((a, b) => (value(a, column) - value(b, column) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (desc ? -1 : 1))
+      .map((r) => r.id);
+  }
+
+  async function check(
+    filters: Partial<Record<'status' | 'currency' | 'card_brand' | 'account_id', string[]>>,
+    ranges: Array<[string, Op, number]>,
+    sort: string,
+  ) {
+    const want = expected(filters, ranges, sort);
+    const query = [
+      ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
+      ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
+      `sort=${sort}`,
+    ].join('&');
+    const perPage = 7;
+    const last = Math.max(1, Math.ceil(want.length / perPage));
+    for (const page of new Set([1, 2, 3, Math.ceil(last / 2), last - 1, last, last + 1].filter((p) => p >= 1))) {
+      const response = await t.get(`/v3/payments?${query}&per_page=${perPage}&page=${page}`, key);
+      expect(response.status, query).toBe(200);
+      expect(response.body.meta.total, `${query} total`).toBe(want.length);
+      expect(
+        response.body.data.map((p: { id: string }) => p.id),
+        `${query} page ${page}`,
+      ).toEqual(want.slice((page - 1) * perPage, page * perPage));
+    }
+  }
+
+  const pick = <K extends keyof Row>(k: K, i: number) => [...new Set(rows.map((r) => r[k]))].sort()[i] as string;
+
+  it('of created_at ranges on bucket edges, a millisecond off them and on records’ own times, alone and with each counted filter', async () => {
+    const edge = Date.parse('2026-08-01T00:00:00Z');
+    const own = [...rows].sort((a, b) => a.at - b.at)[Math.floor(rows.length / 3)].at;
+    const ranges: Array<Array<[string, Op, number]>> = [
+      [['created_at', 'gte', edge]],
+      [['created_at', 'gt', edge]],
+      [['created_at', 'lt', edge]],
+      [['created_at', 'lte', edge]],
+      [
+        ['created_at', 'gte', edge],
+        ['created_at', 'lt', edge + 47 * DAY],
+      ],
+      [
+        ['created_at', 'gt', edge - 1],
+        ['created_at', 'lte', edge + 3_600_000 + 1],
+      ],
+      [
+        ['created_at', 'gte', edge + 300_000],
+        ['created_at', 'lt', edge + 600_000],
+      ],
+      [
+        ['created_at', 'gte', own],
+        ['created_at', 'lte', own + 20 * DAY],
+      ],
+      [
+        ['created_at', 'gt', own],
+        ['created_at', 'lt', own + 1],
+      ],
+    ];
+    const filters = [
+      {},
+      { status: ['succeeded'] },
+      { status: ['succeeded', 'failed'] },
+      { currency: [pick('currency', 0)] },
+      { card_brand: ['visa', 'amex'] },
+      { account_id: [pick('account_id', 1)] },
+      { status: ['succeeded'], currency: [pick('currency', 0)] },
+    ];
+    for (const f of filters) for (const r of ranges) await check(f, r, f === filters[0] || 'status' in f ? '-created_at' : 'created_at');
+  }, 300_000);
+
+  it('of a currency or a card brand: deep pages placed by the slice’s own bucket counts', async () => {
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r.currency, (counts.get(r.currency) ?? 0) + 1);
+    const commonest = [...counts].sort((a, b) => b[1] - a[1])[0][0];
+    const cases: Array<[Record<string, string[]>, string]> = [
+      [{ currency: [commonest] }, '-amount'],
+      [{ card_brand: ['visa'] }, 'created_at'],
+      [{ card_brand: ['visa', 'mastercard'] }, '-created_at'],
+    ];
+    for (const [filters, sort] of cases) {
+      await check(filters, [], sort);
+      const query = `${Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`)}&sort=${sort}`;
+      const middle = Math.ceil(expected(filters, [], sort).length / 7 / 2);
+      expect(middle, query).toBeGreaterThan(3);
+      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
+      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
+    }
+  }, 300_000);
+
+  it('sorted by the range’s column: deep pages placed by the slice’s bucket counts, either direction', async () => {
+    const edge = Date.parse('2026-08-01T00:00:00Z');
+    const cases: Array<[Record<string, string[]>, Array<[string, Op, number]>, string]> = [
+      [
+        {},
+        [
+          ['created_at', 'gte', edge],
+          ['created_at', 'lt', edge + 40 * DAY],
+        ],
+        'created_at',
+      ],
+      [
+        {},
+        [
+          ['created_at', 'gt', edge],
+          ['created_at', 'lte', edge + 40 * DAY],
+        ],
+        '-created_at',
+      ],
+      [{ status: ['succeeded', 'failed'] }, [['created_at', 'gte', edge - 30 * DAY]], '-created_at'],
+      [{}, [['amount', 'gte', 1000]], 'amount'],
+      [
+        { card_brand: ['visa'] },
+        [
+          ['amount', 'gt', 999],
+          ['amount', 'lte', 50_000],
+        ],
+        '-amount',
+      ],
+      [{ account_id: [pick('account_id', 1)] }, [['created_at', 'lt', edge]], 'created_at'],
+    ];
+    for (const [filters, ranges, sort] of cases) {
+      await check(filters, ranges, sort);
+      const query = [
+        ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
+        ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
+        `sort=${sort}`,
+      ].join('&');
+      const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
+      expect(middle, query).toBeGreaterThan(3);
+      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
+      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
+    }
+  }, 300_000);
+
+  it('of amount ranges on bucket edges and records’ own amounts, sorted by amount or by time', async () => {
+    const own = [...rows].sort((a, b) => a.amount - b.amount)[Math.floor(rows.length / 2)].amount;
+    const ranges: Array<Array<[string, Op, number]>> = [
+      [['amount', 'gte', 1000]],
+      [['amount', 'gt', 999]],
+      [['amount', 'lte', 10_000]],
+      [
+        ['amount', 'gte', 1000],
+        ['amount', 'lt', 12_300],
+      ],
+      [
+        ['amount', 'gte', own],
+        ['amount', 'lte', own * 3],
+      ],
+      [
+        ['amount', 'gt', own],
+        ['amount', 'lt', own + 1],
+      ],
+    ];
+    const filters = [
+      {},
+      { status: ['succeeded', 'refunded'] },
+      { currency: [pick('currency', 0)] },
+      { card_brand: ['mastercard'] },
+      { account_id: [pick('account_id', 0)] },
+    ];
+    for (const [i, f] of filters.entries()) for (const r of ranges) await check(f, r, ['amount', '-amount', '-created_at'][i % 3]);
+  }, 300_000);
+});
