@@ -28,7 +28,7 @@ import {
   type ListTable,
   type PageStrategy,
 } from './listPageQueries.ts';
-import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
+import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import type { ListQuery } from './parseListQuery.ts';
@@ -233,7 +233,7 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
 /** The statement of a page that one statement answers, built for this request alone (pageStatementCompiled builds the same once per shape). */
 function pageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined): Compilable {
   if (!search) return offsetPageStatement(db, dialect, list, paging);
-  if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, list, search, paging));
+  if (dialect === 'sqlite') return sqlitePage(list, bucketPageSelect(db, list, search, paging));
   const statement = bucketPageStatement(db, list, search, paging);
   return { compile: () => statement.compile(db) };
 }
@@ -241,17 +241,25 @@ function pageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest
 const templates = new StatementTemplates();
 
 /**
- * SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). It is also BOUNDED
- * (read inline, not on a reader within the statement timeout) when its list is a counted slice
- * of at most one status and one account: its total is then a sum of a few maintained count rows
- * (no count(*)), and its rows come from the slice's own index in list order, so the statement
- * reads at most the first pages' OFFSET (below plainOffsetUpTo) or one bucket's skip, plus
- * per_page index entries and rows, whatever the list's size. Several values of a slice filter
- * are filtered row by row along the tenant's index (query-plans.md), and lists that are no
- * counted slice count their rows: neither is bounded, so both go to a reader.
+ * Whether a page's one statement costs the same whatever the list's size (BOUNDED: on SQLite it
+ * is read inline, not on a reader within the statement timeout): its list is a counted slice, no
+ * range, either the whole list or one value of one counted dimension sorted by created_at or
+ * amount. Its total is then a sum of a few maintained count rows (no count(*)), and its rows come
+ * from the slice's own index in list order (query-plans.md), so the statement reads at most the
+ * first pages' OFFSET (below plainOffsetUpTo) or the skip inside one bucket, plus per_page index
+ * entries and rows. Not bounded, so read on a reader: lists counted row by row (any filter that
+ * is no counted dimension), ranges, several values or several dimensions (filtered row by row
+ * along another index), a filtered list sorted by another column.
  */
-const sqlitePage = (list: ListRequest, statement: Compilable) =>
-  marked(READ_AT_ONCE, list.slice && list.slice.accounts.length === 1 && list.slice.statuses.length === 1 ? marked(BOUNDED, statement) : statement);
+function boundedPage(list: ListRequest): boolean {
+  if (!list.slice) return false;
+  const narrowed = narrowedDimensions(list.slice);
+  if (narrowed.length === 0) return true;
+  return narrowed.length === 1 && list.slice[narrowed[0]].length === 1 && isBucketed(list.query.sort[0].column);
+}
+
+/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE), and BOUNDED when boundedPage says so. */
+const sqlitePage = (list: ListRequest, statement: Compilable) => marked(READ_AT_ONCE, boundedPage(list) ? marked(BOUNDED, statement) : statement);
 
 /**
  * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a
