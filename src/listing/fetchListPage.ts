@@ -28,7 +28,7 @@ import {
   type ListTable,
   type PageStrategy,
 } from './listPageQueries.ts';
-import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
+import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import type { ListQuery } from './parseListQuery.ts';
@@ -252,10 +252,12 @@ const templates = new StatementTemplates();
  * along another index), a filtered list sorted by another column.
  */
 function boundedPage(list: ListRequest): boolean {
-  if (!list.slice) return false;
-  const narrowed = narrowedDimensions(list.slice);
-  if (narrowed.length === 0) return true;
-  return narrowed.length === 1 && list.slice[narrowed[0]].length === 1 && isBucketed(list.query.sort[0].column);
+  // Told from the conditions, not the slice's values: a statement built once per shape sees placeholders there.
+  const { slice, scope, query } = list;
+  if (!slice) return false;
+  const narrowing = query.conditions.length + (scope.accountId !== undefined ? 1 : 0);
+  if (narrowing === 0) return true;
+  return narrowing === 1 && query.conditions.every((c) => c.match === 'in' && c.values.length === 1) && isBucketed(query.sort[0].column);
 }
 
 /** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE), and BOUNDED when boundedPage says so. */
