@@ -14,7 +14,7 @@ import {
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
 import { bucketPageQuery, listTotalSelect } from '../../src/listing/fetchListPage.ts';
-import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
+import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import type { Compilable } from 'kysely';
 

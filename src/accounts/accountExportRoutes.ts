@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { exportHandler, exportRouteConfig, type ExportContext } from '../listing/exportHandler.ts';
-import { exportResponses } from '../listing/exportResponses.ts';
-import { filterAndSortSchema } from '../listing/listQuerySchema.ts';
+import { exportHandler, exportRouteConfig, type ExportContext } from '../exports/exportHandler.ts';
+import { exportResponses } from '../exports/exportResponses.ts';
+import { filterAndSortSchema } from '../listquery/listQuerySchema.ts';
 import { accountListSpec } from './accountListSpec.ts';
 import { AccountSchema } from './accountSchema.ts';
 

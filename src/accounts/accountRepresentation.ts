@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { Expansion, RepresentationOffer, ResourceType } from '../listing/representationQuery.ts';
+import type { Expansion, RepresentationOffer, ResourceType } from '../representations/representationQuery.ts';
 import { AccountSchema } from './accountSchema.ts';
 
 /** Accounts in `fields[accounts]`: every field of the resource, in its order. */

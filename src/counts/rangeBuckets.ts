@@ -7,7 +7,7 @@ import type { BucketLevel, BucketedColumn } from './sortBuckets.ts';
  * comparison. Pure: no I/O.
  */
 
-/** One bound of a range, as parsed (listing/parseListQuery.ts): created_at as RFC 3339 text, amount as a number. */
+/** One bound of a range, as parsed (listquery/parseListQuery.ts): created_at as RFC 3339 text, amount as a number. */
 export interface RangeBound {
   op: 'gte' | 'gt' | 'lte' | 'lt';
   value: string | number;

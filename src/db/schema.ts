@@ -34,7 +34,7 @@ export interface AccountTable {
   updated_at: string;
   /** The API representation as JSON text, rendered on every write (migration 0004). */
   resource: string;
-  /** `name` and `email` case-folded for the case-insensitive filters, written with `resource` (migration 0009, src/listing/caseFold.ts). */
+  /** `name` and `email` case-folded for the case-insensitive filters, written with `resource` (migration 0009, src/listquery/caseFold.ts). */
   name_folded: string;
   email_folded: string;
 }

@@ -13,7 +13,7 @@ import { registerAccountWriteRoutes } from '../accounts/accountWriteRoutes.ts';
 import { registerPaymentWriteRoutes } from '../payments/paymentWriteRoutes.ts';
 import { registerAccountExportRoutes } from '../accounts/accountExportRoutes.ts';
 import { registerPaymentExportRoutes } from '../payments/paymentExportRoutes.ts';
-import { ExportSlots } from '../listing/exportSlots.ts';
+import { ExportSlots } from '../exports/exportSlots.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Condition, ListQuery } from './parseListQuery.ts';
+import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 
 const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 

@@ -31,7 +31,7 @@ import {
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
-import type { ListQuery } from './parseListQuery.ts';
+import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
 

@@ -1,5 +1,5 @@
 import { sql, type RawBuilder } from 'kysely';
-import type { SortKey } from './parseListQuery.ts';
+import type { SortKey } from '../listquery/parseListQuery.ts';
 
 /** A row's place in a list: its sort-key values, then its id. */
 export type Boundary = Array<string | number>;

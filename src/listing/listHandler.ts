@@ -6,11 +6,11 @@ import { linkHeader } from '../pagination/linkHeader.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { requestOrigin } from './requestOrigin.ts';
 import { fetchListPage, writeListPage, type ListContext, type ListScope, type ListTable, type PageStrategy } from './fetchListPage.ts';
-import type { ListSpec } from './listSpec.ts';
+import type { ListSpec } from '../listquery/listSpec.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
-import { listSchemaFieldErrors, readListRequest, type RawListRequest } from './readListRequest.ts';
-import type { RepresentationOffer } from './representationQuery.ts';
-import { reshapeRows, rowTrimmer } from './reshapeRows.ts';
+import { listSchemaFieldErrors, readListRequest, type RawListRequest } from '../listquery/readListRequest.ts';
+import type { RepresentationOffer } from '../representations/representationQuery.ts';
+import { reshapeRows, rowTrimmer } from '../representations/reshapeRows.ts';
 import { RowsInFlight } from './rowsInFlight.ts';
 import { tenantRead } from './tenantReads.ts';
 

@@ -6,7 +6,7 @@ import { sliceSql, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import type { RangedTotal } from './rangedTotal.ts';
 import type { ListScope, ListTable } from './listScope.ts';
-import type { ListQuery } from './parseListQuery.ts';
+import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 /**
  * The SQL of a list page, kept apart from running it so that the route, the query-plan test

@@ -2,7 +2,7 @@ import { sql, type RawBuilder } from 'kysely';
 import type { SliceKind } from '../counts/sortBuckets.ts';
 import { bucketKindOf, DIMENSION_COLUMN, DIMENSIONS, dimensionsOf, isCountedList, type Dimension } from '../counts/countedSlices.ts';
 import type { ListScope, ListTable } from './listScope.ts';
-import type { Condition, ListQuery } from './parseListQuery.ts';
+import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 
 /**
  * A list that maintained counts cover: per counted dimension, any of these values ([''] = all).

@@ -2,7 +2,7 @@ import { bucketSegments, coveredRange, type BucketSegment } from '../counts/rang
 import { bucketLevels, isBucketed, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import { bucketSliceKind, slicedList, type ListSlice } from './listSlice.ts';
 import type { ListScope, ListTable } from './listScope.ts';
-import type { ListQuery } from './parseListQuery.ts';
+import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 /**
  * How the total of a counted slice narrowed by a range of one bucketed column (created_at or

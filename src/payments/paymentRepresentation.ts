@@ -1,6 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import type { RepresentationOffer } from '../listing/representationQuery.ts';
+import type { RepresentationOffer } from '../representations/representationQuery.ts';
 import { accountExpansion } from '../accounts/accountRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 

@@ -1,4 +1,4 @@
-import type { ListSpec } from '../listing/listSpec.ts';
+import type { ListSpec } from '../listquery/listSpec.ts';
 import { EVENT_TYPES } from '../events/eventTypes.ts';
 
 export const eventListSpec = {

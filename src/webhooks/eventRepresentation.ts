@@ -1,4 +1,4 @@
-import type { RepresentationOffer } from '../listing/representationQuery.ts';
+import type { RepresentationOffer } from '../representations/representationQuery.ts';
 import { EventSchema } from './eventSchema.ts';
 
 /** What event reads offer: `fields[events]` (an event's `data` is the whole resource it describes; nothing expands). */

@@ -1,4 +1,4 @@
-import type { RepresentationOffer } from '../listing/representationQuery.ts';
+import type { RepresentationOffer } from '../representations/representationQuery.ts';
 import { DeliverySchema, WebhookEndpointSchema } from './endpointSchemas.ts';
 
 /** What webhook endpoint reads offer: `fields[webhook_endpoints]` (nothing expands). */

@@ -12,7 +12,10 @@ const LAYERS: string[][] = [
   ['db'],
   ['counts'],
   ['pagination'],
+  ['representations'],
+  ['listquery'],
   ['listing'],
+  ['exports'],
   ['auth', 'idempotency', 'events'],
   ['accounts'],
   ['payments'],
@@ -42,8 +45,11 @@ describe('the import graph of src/', () => {
     expect(fileCycles(imports)).toEqual([]);
   });
 
-  it('keeps migrations frozen: they import no code of ours, only the schema’s types', () => {
-    const live = imports.filter((i) => i.from.startsWith('db/migrations/') && !(i.typeOnly && i.to === 'db/schema.ts'));
+  // An earlier migration is frozen too, so a migration may reuse its SQL (0018 rebuilds the buckets 0007 defined).
+  it('keeps migrations frozen: they import no code of ours but earlier migrations, only the schema’s types', () => {
+    const live = imports.filter(
+      (i) => i.from.startsWith('db/migrations/') && !(i.typeOnly && i.to === 'db/schema.ts') && !(i.to.startsWith('db/migrations/') && i.to < i.from),
+    );
     expect(live.map(describeImport)).toEqual([]);
   });
 

@@ -10,7 +10,7 @@ import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
 import { toDeliveryResource } from '../../src/events/deliveryResource.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
-import { caseFold } from '../../src/listing/caseFold.ts';
+import { caseFold } from '../../src/listquery/caseFold.ts';
 import { TEST_DIALECT, TEST_PG_URL, TEST_PG_POOLER } from '../support/testDatabase.ts';
 
 async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {

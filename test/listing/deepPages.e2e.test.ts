@@ -3,7 +3,7 @@ import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { card } from '../support/cards.ts';
 import { skipInHops } from '../../src/listing/fetchListPage.ts';
-import { parseListQuery, type RawListQuery } from '../../src/listing/parseListQuery.ts';
+import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { TEST_DIALECT } from '../support/testDatabase.ts';

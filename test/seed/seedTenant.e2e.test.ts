@@ -5,7 +5,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
 import { recountTenant } from '../../src/counts/listCounts.ts';
-import { caseFold } from '../../src/listing/caseFold.ts';
+import { caseFold } from '../../src/listquery/caseFold.ts';
 import type { Db } from '../../src/db/database.ts';
 import { seedTenant } from '../../src/seed/seedTenant.ts';
 import { card } from '../support/cards.ts';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import type { CsvColumn } from '../../src/listing/csvColumns.ts';
+import type { CsvColumn } from '../../src/representations/csvColumns.ts';
 
 /**
  * Mostly strings JSON writes without escapes (with the commas and formula starts a cell cares

@@ -1,10 +1,10 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { AccountSchema } from '../../src/accounts/accountSchema.ts';
-import { csvColumnsOf, type CsvColumn } from '../../src/listing/csvColumns.ts';
-import { csvRecordWriter } from '../../src/listing/csvRecordWriter.ts';
-import { recordLayout } from '../../src/listing/recordLayout.ts';
-import { csvLine } from '../../src/listing/csvText.ts';
+import { csvColumnsOf, type CsvColumn } from '../../src/representations/csvColumns.ts';
+import { csvRecordWriter } from '../../src/exports/csvRecordWriter.ts';
+import { recordLayout } from '../../src/representations/recordLayout.ts';
+import { csvLine } from '../../src/exports/csvText.ts';
 import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 import { paymentResourceJson } from '../../src/seed/seedRows.ts';
 import { recordFor } from '../support/storedRecords.ts';

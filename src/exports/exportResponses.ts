@@ -1,5 +1,5 @@
 import { Type, type TSchema } from 'typebox';
-import { csvColumnsOf } from './csvColumns.ts';
+import { csvColumnsOf } from '../representations/csvColumns.ts';
 
 const HEADERS = {
   'x-export-snapshot': Type.String({ format: 'date-time', description: 'When the snapshot the export reads was taken' }),

@@ -1,4 +1,4 @@
-import type { CsvColumn } from './csvColumns.ts';
+import type { CsvColumn } from '../representations/csvColumns.ts';
 
 /** A cell a spreadsheet would run as a formula (OWASP "CSV injection"): these first characters. */
 const FORMULA_START = /^[=+\-@\t\r]/;

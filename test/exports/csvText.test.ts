@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvCell, csvLine } from '../../src/listing/csvText.ts';
-import { csvColumnsOf } from '../../src/listing/csvColumns.ts';
+import { csvCell, csvLine } from '../../src/exports/csvText.ts';
+import { csvColumnsOf } from '../../src/representations/csvColumns.ts';
 import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 
 /** RFC 4180's reading of one cell. */

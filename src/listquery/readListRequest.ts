@@ -4,7 +4,12 @@ import { readPageParams, type PageParams } from '../pagination/pageParams.ts';
 import type { ListSpec } from './listSpec.ts';
 import { readListQuery, type ListQuery, type RawListQuery } from './parseListQuery.ts';
 import { listQueryFieldErrors } from './queryErrors.ts';
-import { readRepresentation, type RawRepresentationQuery, type RepresentationOffer, type RequestedRepresentation } from './representationQuery.ts';
+import {
+  readRepresentation,
+  type RawRepresentationQuery,
+  type RepresentationOffer,
+  type RequestedRepresentation,
+} from '../representations/representationQuery.ts';
 
 export type RawListRequest = RawListQuery & RawRepresentationQuery & { page?: unknown; per_page?: unknown };
 

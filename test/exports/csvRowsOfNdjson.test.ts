@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { csvColumnsOf } from '../../src/listing/csvColumns.ts';
-import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from '../../src/listing/csvRowsOfNdjson.ts';
-import { csvLine } from '../../src/listing/csvText.ts';
+import { csvColumnsOf } from '../../src/representations/csvColumns.ts';
+import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from '../../src/exports/csvRowsOfNdjson.ts';
+import { csvLine } from '../../src/exports/csvText.ts';
 import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 
 const columns = csvColumnsOf(PaymentSchema);

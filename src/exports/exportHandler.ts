@@ -7,20 +7,20 @@ import type { Db } from '../db/database.ts';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
 import type { ReadRouting } from '../db/readReplicas.ts';
-import { tenantRead } from './tenantReads.ts';
-import { csvColumnsOf } from './csvColumns.ts';
+import { tenantRead } from '../listing/tenantReads.ts';
+import { csvColumnsOf } from '../representations/csvColumns.ts';
 import { csvHeader } from './csvText.ts';
 import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
-import type { ListEndpoint } from './listHandler.ts';
-import { wholeListSelect } from './listPageQueries.ts';
-import { listTotalSelect } from './fetchListPage.ts';
-import type { ListSpec } from './listSpec.ts';
-import { readListQuery, type RawListQuery } from './parseListQuery.ts';
+import type { ListEndpoint } from '../listing/listHandler.ts';
+import { wholeListSelect } from '../listing/listPageQueries.ts';
+import { listTotalSelect } from '../listing/fetchListPage.ts';
+import type { ListSpec } from '../listquery/listSpec.ts';
+import { readListQuery, type RawListQuery } from '../listquery/parseListQuery.ts';
 import { YoungGenerationSweep } from './youngGenerationSweep.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
-import { listSchemaFieldErrors } from './readListRequest.ts';
+import { listSchemaFieldErrors } from '../listquery/readListRequest.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { Problem } from '../../src/core/problem.ts';
 import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
-import { MAX_FILTER_VALUES } from '../../src/listing/listQuerySchema.ts';
-import { parseListQuery } from '../../src/listing/parseListQuery.ts';
+import { MAX_FILTER_VALUES } from '../../src/listquery/listQuerySchema.ts';
+import { parseListQuery } from '../../src/listquery/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 
 function problemOf(run: () => unknown): Problem {

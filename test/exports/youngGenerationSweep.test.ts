@@ -1,6 +1,6 @@
 import { constants, PerformanceObserver, type PerformanceEntry } from 'node:perf_hooks';
 import { describe, expect, it } from 'vitest';
-import { YoungGenerationSweep } from '../../src/listing/youngGenerationSweep.ts';
+import { YoungGenerationSweep } from '../../src/exports/youngGenerationSweep.ts';
 
 type GcEntry = PerformanceEntry & { detail?: { kind: number } };
 

@@ -1,5 +1,5 @@
-import type { CsvColumn } from './csvColumns.ts';
-import { layoutText, recordLayout } from './recordLayout.ts';
+import type { CsvColumn } from '../representations/csvColumns.ts';
+import { layoutText, recordLayout } from '../representations/recordLayout.ts';
 
 const COMMA = 0x2c;
 const QUOTE = 0x22;

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
-import type { CsvColumn } from './csvColumns.ts';
+import type { CsvColumn } from '../representations/csvColumns.ts';
 import { csvRecordWriter } from './csvRecordWriter.ts';
 import { csvLine } from './csvText.ts';
 

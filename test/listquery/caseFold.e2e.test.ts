@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
-import { caseFold } from '../../src/listing/caseFold.ts';
+import { caseFold } from '../../src/listquery/caseFold.ts';
 
 /**
  * `filter[name]` and `filter[email]` ignore case the Unicode way, with the very same answers on

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { exportMediaType } from '../../src/listing/exportFormat.ts';
+import { exportMediaType } from '../../src/exports/exportFormat.ts';
 
 describe('the export format Accept asks for', () => {
   it.each([

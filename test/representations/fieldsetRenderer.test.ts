@@ -2,8 +2,8 @@ import fc from 'fast-check';
 import type { TSchema } from 'typebox';
 import { describe, expect, it } from 'vitest';
 import { AccountSchema } from '../../src/accounts/accountSchema.ts';
-import { csvColumnsOf } from '../../src/listing/csvColumns.ts';
-import { fieldsetRenderer } from '../../src/listing/fieldsetRenderer.ts';
+import { csvColumnsOf } from '../../src/representations/csvColumns.ts';
+import { fieldsetRenderer } from '../../src/representations/fieldsetRenderer.ts';
 import { PaymentSchema } from '../../src/payments/paymentSchema.ts';
 import { recordFor } from '../support/storedRecords.ts';
 

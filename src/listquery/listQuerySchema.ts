@@ -1,7 +1,7 @@
 import { Type, type TSchema } from 'typebox';
 import { RANGE_OPERATORS, type FilterKind, type ListSpec } from './listSpec.ts';
 import { pageParamsSchema } from '../pagination/pageParams.ts';
-import { representationQuerySchema, type RepresentationOffer } from './representationQuery.ts';
+import { representationQuerySchema, type RepresentationOffer } from '../representations/representationQuery.ts';
 import { METADATA_KEY_PATTERN, METADATA_KEY_RULE, METADATA_LIMITS } from '../core/metadataRules.ts';
 
 export const MAX_FILTER_VALUE_LENGTH = 200;
