@@ -78,6 +78,8 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
       .where('list', '=', 'payments')
       .where('account_id', '=', '')
       .where('status', '=', '')
+      .where('currency', '=', '')
+      .where('card_brand', '=', '')
       .groupBy('tenant_id')
       .executeTakeFirst();
     if (Number(existing?.n ?? -1) !== payments) {

@@ -1,11 +1,16 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
+import { BOUNDED } from '../db/nodeSqliteDialect.ts';
+import { marked } from '../db/statementTemplates.ts';
 
+/** The tenant's account with this id. BOUNDED: one row by its primary key, so on SQLite it is read inline, never on a reader. */
 export async function findAccount(db: Kysely<Database>, tenantId: string, id: string) {
-  return db.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
+  const query = db.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
+  return (await db.executeQuery(marked(BOUNDED, query))).rows[0];
 }
 
+/** BOUNDED as findAccount is. */
 export async function accountExists(db: Kysely<Database>, tenantId: string, id: string): Promise<boolean> {
-  const row = await db.selectFrom('accounts').select('id').where('tenant_id', '=', tenantId).where('id', '=', id).executeTakeFirst();
-  return row !== undefined;
+  const query = db.selectFrom('accounts').select('id').where('tenant_id', '=', tenantId).where('id', '=', id);
+  return (await db.executeQuery(marked(BOUNDED, query))).rows[0] !== undefined;
 }

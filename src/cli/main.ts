@@ -49,7 +49,8 @@ let config: Config | undefined;
 /** Opens the database (waiting for PostgreSQL to come up), migrates it unless told not to, runs, closes. */
 async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>, { migrate = true } = {}): Promise<T> {
   const { databaseUrl, pgPoolMax, pgPooler, dbConnectRetryMs } = (config ??= loadConfig());
-  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler });
+  // A command, not a request: no statement timeout, so no SQLite reader threads either.
+  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler, sqliteReaders: false });
   try {
     await waitForDatabase(db, databaseUrl, dbConnectRetryMs);
     if (migrate) await migrateToLatest(db.kysely, db.dialect);

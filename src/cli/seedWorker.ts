@@ -26,7 +26,7 @@ port.on('message', (message) => {
 });
 const send = (message: SeedWorkerMessage) => port.postMessage(message);
 
-const db = openDatabase(databaseUrl, { poolMax, pooler });
+const db = openDatabase(databaseUrl, { poolMax, pooler, sqliteReaders: false });
 try {
   await migrateToLatest(db.kysely, db.dialect);
   const result = await seedTenant(db, {

@@ -160,7 +160,11 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     'a replica whose replay is this far behind is not read from (reads go to the primary) until it catches up; read-your-writes holds whatever the bound',
     1,
   ),
-  wholeNumber('PG_STATEMENT_TIMEOUT_MS', 10_000, 'PostgreSQL `statement_timeout` per statement (`0`: none); past it, 503'),
+  wholeNumber(
+    'PG_STATEMENT_TIMEOUT_MS',
+    10_000,
+    'how long one SQL statement may run, on both databases despite the name (`0`: none); past it, 503 `database-timeout`. PostgreSQL: `statement_timeout`; SQLite: each read whose cost grows with the data, run on a reader thread, is given up at this limit (reads bounded by construction run inline)',
+  ),
   wholeNumber(
     'PG_CONNECT_TIMEOUT_MS',
     5_000,

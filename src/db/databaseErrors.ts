@@ -3,6 +3,7 @@
  * bugs (500): the database too busy right now, or not there right now.
  */
 import { databaseBusy, databaseTimeout, serviceUnavailable, type Problem } from '../core/problem.ts';
+import { StatementTimedOut } from './sqliteReaders.ts';
 
 /** PostgreSQL's `query_canceled`: here, a statement that ran past `statement_timeout`. */
 const PG_QUERY_CANCELED = '57014';
@@ -52,7 +53,7 @@ export function isDatabaseReadOnly(error: unknown): boolean {
 export function databaseBusyProblem(error: unknown): Problem | undefined {
   if (typeof error !== 'object' || error === null) return undefined;
   const { code, message, errcode } = error as { code?: unknown; message?: unknown; errcode?: unknown };
-  if (code === PG_QUERY_CANCELED) return databaseTimeout();
+  if (code === PG_QUERY_CANCELED || error instanceof StatementTimedOut) return databaseTimeout();
   if (typeof code === 'string' && (PG_BUSY_CODES.has(code) || PG_CONFLICT_CODES.has(code))) return databaseBusy();
   if (message === POOL_ACQUIRE_TIMEOUT || (code === 'ERR_SQLITE_ERROR' && typeof errcode === 'number' && SQLITE_BUSY_CODES.has(errcode & 0xff))) {
     return databaseBusy();

@@ -13,6 +13,7 @@ import {
   type SelectQueryNode,
   type TransactionSettings,
 } from 'kysely';
+import { SqliteReaders, type Reader, type ReadersOptions } from './sqliteReaders.ts';
 
 /**
  * How long one stretch of reading rows may hold the event loop. node:sqlite is synchronous:
@@ -29,6 +30,29 @@ export const MAX_STRETCH_MS = 4;
  * 5000 rows takes a few ms in one go, about one stretch. Unbounded reads stay row by row.
  */
 export const READ_AT_ONCE = '/* read at once */ ';
+
+/**
+ * Put this among a read's leading comments when its cost is bounded whatever the data's size:
+ * it then runs at once on the request's own (writing) connection, as every read did before the
+ * readers, instead of on a reader within the statement timeout. The hop to a reader (a message
+ * each way, a thread's wake-up) halved the rate of cheap pages, and a read that cannot grow with
+ * the data has nothing for the limit to cut. The code that builds a statement marks it, and says
+ * there why it is bounded (an index lookup of one row; a page placed by maintained counts and
+ * read through an index with LIMIT); every read not marked goes to a reader.
+ */
+export const BOUNDED = '/* bounded */ ';
+
+/** Whether `marker` is one of the comments `sql` begins with (READ_AT_ONCE, PREPARED, BOUNDED in any order). */
+export function leadsWith(sql: string, marker: string): boolean {
+  for (let at = 0; sql.startsWith('/*', at); ) {
+    if (sql.startsWith(marker, at)) return true;
+    const end = sql.indexOf('*/', at);
+    if (end < 0) return false;
+    at = end + 2;
+    while (sql.charCodeAt(at) === 32) at++;
+  }
+  return false;
+}
 
 /**
  * How long a statement outside a transaction (a BEGIN IMMEDIATE, a lone write) waits for
@@ -63,6 +87,10 @@ class NodeSqliteConnection implements DatabaseConnection {
   constructor(db: DatabaseSync, stepAside: (ms: number) => Promise<void>) {
     this.#db = db;
     this.#stepAside = stepAside;
+  }
+
+  get inTransaction(): boolean {
+    return this.#db.isTransaction;
   }
 
   #prepare(sql: string): Prepared {
@@ -138,7 +166,7 @@ class NodeSqliteConnection implements DatabaseConnection {
       await this.#yieldIfLong();
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     }
-    if (compiled.sql.startsWith(READ_AT_ONCE)) {
+    if (leadsWith(compiled.sql, READ_AT_ONCE)) {
       const rows = stmt.all(...parameters) as R[];
       await this.#yieldIfLong();
       return { rows };
@@ -158,21 +186,151 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 }
 
-/** SQLite has one connection: a queue hands it to one query or transaction at a time. */
+/**
+ * A statement Kysely built as a SELECT, or raw SQL that begins as one (after comments): it
+ * reads, and may run on a reader. A raw `with … insert` would too; a reader's connection is
+ * read-only, and such a statement is then run again on the writing connection.
+ */
+function isRead(compiled: CompiledQuery): boolean {
+  if (compiled.query.kind === 'SelectQueryNode') return true;
+  return compiled.query.kind === 'RawNode' && /^\s*(\/\*[^*]*\*\/\s*)*(select|with)\b/i.test(compiled.sql);
+}
+
+/** SQLITE_READONLY and its extended codes: a write sent to a reader's read-only connection. */
+function isReadOnlyRefusal(error: unknown): boolean {
+  const errcode = (error as { errcode?: unknown } | null)?.errcode;
+  return typeof errcode === 'number' && (errcode & 0xff) === 8;
+}
+
+/**
+ * What one Kysely connection (a lone statement, a `db.connection()`, a transaction) holds: the
+ * writing connection's turn while it writes, or a reader for a read-only transaction. A lone
+ * read takes any free reader for its one statement and holds neither.
+ */
+class NodeSqliteSession implements DatabaseConnection {
+  readonly #driver: NodeSqliteDriver;
+  #transaction: { kind: 'write' } | { kind: 'read'; reader: Reader } | undefined;
+
+  constructor(driver: NodeSqliteDriver) {
+    this.#driver = driver;
+  }
+
+  async executeQuery<R>(compiled: CompiledQuery): Promise<QueryResult<R>> {
+    const readers = this.#driver.readers;
+    const transaction = this.#transaction;
+    if (transaction?.kind === 'read' && readers) {
+      return { rows: (await readers.queryOn(transaction.reader, compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
+    }
+    if (transaction?.kind === 'write') return this.#driver.writer.executeQuery<R>(compiled);
+    // The one place a lone statement's connection is chosen: writes, and reads marked BOUNDED by
+    // the code that built them, on the writing connection; every other read on a reader.
+    if (!readers || !isRead(compiled) || leadsWith(compiled.sql, BOUNDED)) return this.#driver.onWriter((writer) => writer.executeQuery<R>(compiled));
+    try {
+      return { rows: (await readers.query(compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
+    } catch (error) {
+      if (!isReadOnlyRefusal(error)) throw error;
+      return this.#driver.onWriter((writer) => writer.executeQuery<R>(compiled));
+    }
+  }
+
+  async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
+    // Rows are yielded one by one: the writing connection is this session's until the end.
+    const ownTurn = this.#transaction?.kind !== 'write';
+    if (ownTurn) await this.#driver.takeTurn();
+    try {
+      yield* this.#driver.writer.streamQuery<R>(compiled);
+    } finally {
+      if (ownTurn) this.#driver.endTurn();
+    }
+  }
+
+  async begin(settings: TransactionSettings): Promise<void> {
+    const readers = this.#driver.readers;
+    if (settings.accessMode === 'read only' && readers) {
+      // A read-only transaction keeps its snapshot on one reader from BEGIN to its end.
+      const deadline = readers.deadline();
+      const reader = await readers.acquire(deadline);
+      try {
+        await readers.queryOn(reader, 'begin', [], deadline);
+      } catch (error) {
+        readers.release(reader);
+        throw error;
+      }
+      this.#transaction = { kind: 'read', reader };
+      return;
+    }
+    // A transaction that may write holds the writing connection from BEGIN to COMMIT or ROLLBACK.
+    await this.#driver.takeTurn();
+    try {
+      // It takes the write lock at its start (BEGIN IMMEDIATE), waiting out another process's
+      // write. A deferred BEGIN that read first and wrote after failed at once with
+      // SQLITE_BUSY_SNAPSHOT (a 503) whenever another process (a second instance, a seed)
+      // committed in between: two instances given the same Idempotency-Key at once answered 409
+      // and 503. A read-only transaction with no readers (an in-memory database) stays deferred.
+      await this.#driver.writer.executeQuery(CompiledQuery.raw(settings.accessMode === 'read only' ? 'begin' : 'begin immediate'));
+      this.#transaction = { kind: 'write' };
+    } catch (error) {
+      this.#driver.endTurn();
+      throw error;
+    }
+  }
+
+  async end(statement: 'commit' | 'rollback'): Promise<void> {
+    const transaction = this.#transaction;
+    if (!transaction) return;
+    if (transaction.kind === 'read') {
+      this.#transaction = undefined;
+      const readers = this.#driver.readers as SqliteReaders;
+      // A reader given up on (a statement past the limit) has nothing left to end.
+      if (transaction.reader.abandoned || transaction.reader.gone) return;
+      try {
+        await readers.queryOn(transaction.reader, 'rollback', []);
+      } finally {
+        readers.release(transaction.reader);
+      }
+      return;
+    }
+    try {
+      await this.#driver.writer.executeQuery(CompiledQuery.raw(statement));
+    } catch (error) {
+      // A COMMIT that failed leaves the transaction open: end it before anyone else has the connection.
+      if (this.#driver.writer.inTransaction) await this.#driver.writer.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+      throw error;
+    } finally {
+      this.#transaction = undefined;
+      this.#driver.endTurn();
+    }
+  }
+
+  /** Kysely gives the connection back: anything it still held is let go. */
+  async release(): Promise<void> {
+    if (this.#transaction) await this.end('rollback');
+  }
+}
+
+/**
+ * SQLite has one writing connection: a queue hands it to one statement or transaction at a
+ * time. Reads run on the readers (sqliteReaders.ts), each within the statement timeout, when
+ * the database is a file; an in-memory database has only the one connection.
+ */
 class NodeSqliteDriver implements Driver {
   readonly #db: DatabaseSync;
-  readonly #connection: NodeSqliteConnection;
+  readonly writer: NodeSqliteConnection;
+  readonly readers: SqliteReaders | undefined;
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, options: SqliteDialectOptions) {
     this.#db = db;
-    this.#connection = new NodeSqliteConnection(db, (ms) => this.#stepAside(ms));
+    this.writer = new NodeSqliteConnection(db, (ms) => this.#stepAside(ms));
+    const path = db.location();
+    this.readers =
+      path && options.readers !== false ? new SqliteReaders({ path, statementTimeoutMs: options.statementTimeoutMs ?? 0, ...options.readers }) : undefined;
   }
 
   async init(): Promise<void> {}
 
-  async #takeTurn(): Promise<void> {
+  async takeTurn(): Promise<void> {
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise((resolve) => (release = resolve));
@@ -180,48 +338,51 @@ class NodeSqliteDriver implements Driver {
     this.#release = release;
   }
 
-  #endTurn(): void {
+  endTurn(): void {
     const release = this.#release;
     this.#release = undefined;
     release?.();
   }
 
+  /** One statement on the writing connection, in a turn of its own. */
+  async onWriter<T>(run: (writer: NodeSqliteConnection) => Promise<T>): Promise<T> {
+    await this.takeTurn();
+    try {
+      return await run(this.writer);
+    } finally {
+      this.endTurn();
+    }
+  }
+
   /** A statement waiting for another process's lock lets the queries queued behind it run meanwhile. */
   async #stepAside(ms: number): Promise<void> {
-    this.#endTurn();
+    this.endTurn();
     await sleep(ms);
-    await this.#takeTurn();
+    await this.takeTurn();
   }
 
   async acquireConnection(): Promise<DatabaseConnection> {
-    await this.#takeTurn();
-    return this.#connection;
+    return new NodeSqliteSession(this);
   }
 
-  async releaseConnection(): Promise<void> {
-    this.#endTurn();
+  async releaseConnection(connection: DatabaseConnection): Promise<void> {
+    await (connection as NodeSqliteSession).release();
   }
 
-  /**
-   * A transaction that may write takes the write lock at its start (BEGIN IMMEDIATE), waiting
-   * out another process's write under the busy timeout. A deferred BEGIN that read first and
-   * wrote after failed at once with SQLITE_BUSY_SNAPSHOT (a 503) whenever another process (a
-   * second instance, a seed) committed in between: two instances given the same Idempotency-Key
-   * at once answered 409 and 503. A read-only transaction stays deferred: it never waits.
-   */
   async beginTransaction(connection: DatabaseConnection, settings: TransactionSettings): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw(settings.accessMode === 'read only' ? 'begin' : 'begin immediate'));
+    await (connection as NodeSqliteSession).begin(settings);
   }
 
   async commitTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('commit'));
+    await (connection as NodeSqliteSession).end('commit');
   }
 
   async rollbackTransaction(connection: DatabaseConnection): Promise<void> {
-    await connection.executeQuery(CompiledQuery.raw('rollback'));
+    await (connection as NodeSqliteSession).end('rollback');
   }
 
   async destroy(): Promise<void> {
+    await this.readers?.close();
     this.#db.close();
   }
 }
@@ -252,11 +413,18 @@ class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
   }
 }
 
+export interface SqliteDialectOptions {
+  /** How long a read may take on a reader (PG_STATEMENT_TIMEOUT_MS); 0 or unset: no limit. */
+  statementTimeoutMs?: number;
+  /** The readers' number and how many given up on may still run (sqliteReaders.ts); false: none, every read on the one connection. */
+  readers?: Pick<ReadersOptions, 'size' | 'maxAbandoned'> | false;
+}
+
 /** Kysely over Node's built-in SQLite: Kysely's SQLite adapter, its compiler without `FOR UPDATE`, our driver. */
-export function nodeSqliteDialect(db: DatabaseSync): Dialect {
+export function nodeSqliteDialect(db: DatabaseSync, options: SqliteDialectOptions = {}): Dialect {
   return {
     createAdapter: () => new SqliteAdapter(),
-    createDriver: () => new NodeSqliteDriver(db),
+    createDriver: () => new NodeSqliteDriver(db, options),
     createQueryCompiler: () => new NodeSqliteQueryCompiler(),
     createIntrospector: (kysely: Kysely<unknown>) => new SqliteIntrospector(kysely),
   };

@@ -43,12 +43,12 @@ export class StatementTemplates {
   }
 }
 
-/** `statement` with a driver's marker (PREPARED, READ_AT_ONCE) put before its SQL, where the driver looks for it. */
-export function marked(marker: string, statement: Compilable): Compilable {
+/** `statement` with a driver's marker (PREPARED, READ_AT_ONCE, BOUNDED) put before its SQL, where the driver looks for it. */
+export function marked<O>(marker: string, statement: Compilable<O>): Compilable<O> {
   return {
     compile: () => {
       const { sql, parameters } = statement.compile();
-      return CompiledQuery.raw(marker + sql, [...parameters]);
+      return CompiledQuery.raw(marker + sql, [...parameters]) as CompiledQuery<O>;
     },
   };
 }

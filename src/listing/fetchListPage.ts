@@ -4,7 +4,7 @@ import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
 import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
-import { READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
+import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
@@ -225,7 +225,7 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
-  if (dialect === 'sqlite') return readAtOnce(page.select(totalSelect(db, list).as('total')));
+  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
   const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
 }
@@ -233,15 +233,35 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
 /** The statement of a page that one statement answers, built for this request alone (pageStatementCompiled builds the same once per shape). */
 function pageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined): Compilable {
   if (!search) return offsetPageStatement(db, dialect, list, paging);
-  if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, list, search, paging));
+  if (dialect === 'sqlite') return sqlitePage(list, bucketPageSelect(db, list, search, paging));
   const statement = bucketPageStatement(db, list, search, paging);
   return { compile: () => statement.compile(db) };
 }
 
 const templates = new StatementTemplates();
 
-/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE). */
-const readAtOnce = (statement: Compilable) => marked(READ_AT_ONCE, statement);
+/**
+ * Whether a page's one statement costs the same whatever the list's size (BOUNDED: on SQLite it
+ * is read inline, not on a reader within the statement timeout): its list is a counted slice, no
+ * range, either the whole list or one value of one counted dimension sorted by created_at or
+ * amount. Its total is then a sum of a few maintained count rows (no count(*)), and its rows come
+ * from the slice's own index in list order (query-plans.md), so the statement reads at most the
+ * first pages' OFFSET (below plainOffsetUpTo) or the skip inside one bucket, plus per_page index
+ * entries and rows. Not bounded, so read on a reader: lists counted row by row (any filter that
+ * is no counted dimension), ranges, several values or several dimensions (filtered row by row
+ * along another index), a filtered list sorted by another column.
+ */
+function boundedPage(list: ListRequest): boolean {
+  // Told from the conditions, not the slice's values: a statement built once per shape sees placeholders there.
+  const { slice, scope, query } = list;
+  if (!slice) return false;
+  const narrowing = query.conditions.length + (scope.accountId !== undefined ? 1 : 0);
+  if (narrowing === 0) return true;
+  return narrowing === 1 && query.conditions.every((c) => c.match === 'in' && c.values.length === 1) && isBucketed(query.sort[0].column);
+}
+
+/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE), and BOUNDED when boundedPage says so. */
+const sqlitePage = (list: ListRequest, statement: Compilable) => marked(READ_AT_ONCE, boundedPage(list) ? marked(BOUNDED, statement) : statement);
 
 /**
  * The compiled statement of a page that one statement answers (its first pages by OFFSET, or a
@@ -338,7 +358,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
       const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
-      if (dialect === 'sqlite') return readAtOnce(bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
+      if (dialect === 'sqlite') return sqlitePage(slotted, bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },

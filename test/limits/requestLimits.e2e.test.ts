@@ -156,8 +156,8 @@ describe('every resource a request can consume is bounded, and going past a boun
   });
 });
 
-// PostgreSQL bounds one statement's time and the wait for a connection; SQLite runs in-process
-// (docs/errors.md → Limits and rate limiting says what bounds its work).
+// PostgreSQL bounds one statement's time and the wait for a connection (SQLite's statement timeout:
+// sqliteStatementTimeout.e2e.test.ts).
 describe.runIf(TEST_DIALECT === 'postgres')('PostgreSQL: statement timeout and pool acquire timeout answer 503', () => {
   let t: TestContext;
   let key: string;
