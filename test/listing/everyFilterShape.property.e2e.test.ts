@@ -1,4 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
+import { expectOffsetPageOf } from '../support/pageAgainstModel.ts';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { describe, it } from 'vitest';
@@ -398,37 +399,7 @@ async function readAndCheck(run: Run, instance: number, resolved: Resolved, url:
     if (response.statusCode !== 404) throw new Error(`${where}: the account is gone, expected 404, got ${response.statusCode}`);
     return null;
   }
-  if (response.statusCode !== 200) throw new Error(`${where}: expected 200, got ${response.statusCode} ${response.body}`);
-  const body = response.json();
-  const params = new URL(url, 'http://x').searchParams;
-  const page = Number(params.get('page'));
-  const perPage = Number(params.get('per_page'));
-  const slice = all.slice((page - 1) * perPage, page * perPage);
-  const position = new Map(all.map((r, i) => [r.id, i + 1]));
-  const label = (id: string) => `${id}(#${position.get(id) ?? 'not in list'})`;
-  const expected = {
-    current_page: page,
-    per_page: perPage,
-    total: all.length,
-    last_page: Math.max(1, Math.ceil(all.length / perPage)),
-    from: slice.length ? (page - 1) * perPage + 1 : null,
-    to: slice.length ? (page - 1) * perPage + slice.length : null,
-    ids: slice.map((r) => label(r.id)),
-  };
-  const { current_page, per_page, total, last_page, from, to } = body.meta;
-  const actual = { current_page, per_page, total, last_page, from, to, ids: (body.data as Array<{ id: string }>).map((r) => label(r.id)) };
-  if (!isDeepStrictEqual(actual, expected)) {
-    throw new Error(
-      `${where} is not OFFSET ${(page - 1) * perPage} LIMIT ${perPage} of the ${all.length} matching rows now:\n` +
-        `  expected ${JSON.stringify(expected)}\n  actual   ${JSON.stringify(actual)}`,
-    );
-  }
-  const stale = (body.data as unknown[]).findIndex((resource, i) => !isDeepStrictEqual(resource, JSON.parse(slice[i].resource)));
-  if (stale >= 0)
-    throw new Error(
-      `${where}: row ${stale + 1} is not the stored record:\n  expected ${slice[stale].resource}\n  actual   ${JSON.stringify(body.data[stale])}`,
-    );
-  return body.links.next;
+  return expectOffsetPageOf(response, url, all, where, 'matching rows', (r) => JSON.parse(r.resource));
 }
 
 // ---------------------------------------------------------------------------------------------
