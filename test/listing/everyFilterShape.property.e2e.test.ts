@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import { expectOffsetPageOf } from '../support/pageAgainstModel.ts';
+import { expectStatus, pickAccount, pickPayment } from '../support/pickRecords.ts';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { describe, it } from 'vitest';
@@ -505,35 +506,8 @@ async function inject(run: Run, instance: number, method: 'POST' | 'PATCH' | 'DE
   return { status: response.statusCode, body: response.body ? response.json() : undefined };
 }
 
-function expectStatus(what: string, response: { status: number; body: unknown }, status: number) {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
-}
-
-async function pickAccount(run: Run, pick: number, which: 'any' | 'open' | 'without payments') {
-  let select = run.db.kysely.selectFrom('accounts').select(['id', 'currency']).where('tenant_id', '=', run.tenantId).orderBy('created_at').orderBy('id');
-  if (which === 'open') select = select.where('status', '!=', 'closed');
-  if (which === 'without payments') {
-    select = select.where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('payments').select('payments.id').whereRef('payments.account_id', '=', 'accounts.id'))),
-    );
-  }
-  const rows = await select.execute();
-  return rows.length ? rows[pick % rows.length] : undefined;
-}
-
-async function pickPayment(run: Run, pick: number, statuses: string[]) {
-  const rows = await run.db.kysely
-    .selectFrom('payments')
-    .select(['id', 'amount', 'amount_refunded'])
-    .where('tenant_id', '=', run.tenantId)
-    .where('status', 'in', statuses)
-    .orderBy('id')
-    .execute();
-  return rows.length ? rows[pick % rows.length] : undefined;
-}
-
 async function createPayment(run: Run, instance: number, accountPick: number, amount: number, brand: number, capture: boolean) {
-  const account = await pickAccount(run, accountPick, 'open');
+  const account = await pickAccount(run.db.kysely, run.tenantId, accountPick, 'open');
   if (!account) return undefined;
   const created = await inject(run, instance, 'POST', '/v3/payments', {
     account_id: account.id,
@@ -587,13 +561,13 @@ const writes = [
   ),
   fc.tuple(pickArb, instantPickArb).map(([pick, at]) =>
     command(`move payment#${pick} to ${instantText(at)}, as if its transaction had taken that timestamp`, async (run) => {
-      const payment = await pickPayment(run, pick, [...PAYMENT_STATUSES]);
+      const payment = await pickPayment(run.db.kysely, run.tenantId, pick, [...PAYMENT_STATUSES]);
       if (payment) await redate(run, payment.id, await resolveInstant(run, at));
     }),
   ),
   fc.tuple(pickArb, percentArb, instanceArb).map(([pick, percent, instance]) =>
     command(`capture authorized payment#${pick}${percent ? ` for ${percent}%` : ' in full'} @${instance}`, async (run) => {
-      const payment = await pickPayment(run, pick, ['authorized']);
+      const payment = await pickPayment(run.db.kysely, run.tenantId, pick, ['authorized']);
       if (!payment) return;
       const body = percent ? { amount: Math.max(1, Math.floor((Number(payment.amount) * percent) / 100)) } : {};
       expectStatus('capture', await inject(run, instance, 'POST', `/v3/payments/${payment.id}/capture`, body), 200);
@@ -601,14 +575,14 @@ const writes = [
   ),
   fc.tuple(pickArb, instanceArb).map(([pick, instance]) =>
     command(`cancel pending/authorized payment#${pick} @${instance}`, async (run) => {
-      const payment = await pickPayment(run, pick, ['pending', 'authorized']);
+      const payment = await pickPayment(run.db.kysely, run.tenantId, pick, ['pending', 'authorized']);
       if (!payment) return;
       expectStatus('cancel', await inject(run, instance, 'POST', `/v3/payments/${payment.id}/cancel`), 200);
     }),
   ),
   fc.tuple(pickArb, percentArb, instanceArb).map(([pick, percent, instance]) =>
     command(`refund succeeded/partially_refunded payment#${pick}${percent ? ` ${percent}% of what is left` : ' in full'} @${instance}`, async (run) => {
-      const payment = await pickPayment(run, pick, ['succeeded', 'partially_refunded']);
+      const payment = await pickPayment(run.db.kysely, run.tenantId, pick, ['succeeded', 'partially_refunded']);
       if (!payment) return;
       const left = Number(payment.amount) - Number(payment.amount_refunded);
       const body = percent ? { amount: Math.max(1, Math.floor((left * percent) / 100)) } : {};
@@ -622,14 +596,14 @@ const writes = [
   ),
   fc.tuple(pickArb, fc.constantFrom(...ACCOUNT_STATUSES), instanceArb).map(([pick, status, instance]) =>
     command(`set account#${pick} ${status} @${instance}`, async (run) => {
-      const account = await pickAccount(run, pick, 'open');
+      const account = await pickAccount(run.db.kysely, run.tenantId, pick, 'open');
       if (!account) return;
       expectStatus('set account status', await inject(run, instance, 'PATCH', `/v3/accounts/${account.id}`, { status }), 200);
     }),
   ),
   fc.tuple(pickArb, instanceArb).map(([pick, instance]) =>
     command(`delete account without payments #${pick} @${instance}`, async (run) => {
-      const account = await pickAccount(run, pick, 'without payments');
+      const account = await pickAccount(run.db.kysely, run.tenantId, pick, 'without payments');
       if (!account) return;
       expectStatus('delete account', await inject(run, instance, 'DELETE', `/v3/accounts/${account.id}`), 204);
     }),

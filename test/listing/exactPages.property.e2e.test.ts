@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { expectOffsetPageOf } from '../support/pageAgainstModel.ts';
+import { expectStatus, pickAccount, pickPayment } from '../support/pickRecords.ts';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
@@ -258,40 +259,6 @@ function command(text: string, run: (model: Model, r: Run) => Promise<void>, che
 
 const WALKERS = 2;
 
-/** The pick-th (modulo) of the tenant's accounts in creation order, or undefined. */
-async function pickAccount(run: Run, pick: number, which: 'any' | 'open' | 'without payments' = 'any') {
-  let select = run.database.db.kysely
-    .selectFrom('accounts')
-    .select(['id', 'currency'])
-    .where('tenant_id', '=', run.tenantId)
-    .orderBy('created_at')
-    .orderBy('id');
-  if (which === 'open') select = select.where('status', '!=', 'closed');
-  if (which === 'without payments') {
-    select = select.where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('payments').select('payments.id').whereRef('payments.account_id', '=', 'accounts.id'))),
-    );
-  }
-  const rows = await select.execute();
-  return rows.length ? rows[pick % rows.length] : undefined;
-}
-
-/** The pick-th (modulo) of the tenant's payments in one of the statuses, in id order. */
-async function pickPayment(run: Run, pick: number, statuses: string[]) {
-  const rows = await run.database.db.kysely
-    .selectFrom('payments')
-    .select(['id', 'amount', 'amount_refunded'])
-    .where('tenant_id', '=', run.tenantId)
-    .where('status', 'in', statuses)
-    .orderBy('id')
-    .execute();
-  return rows.length ? rows[pick % rows.length] : undefined;
-}
-
-function expectStatus(what: string, response: { status: number; body: unknown }, status: number) {
-  if (response.status !== status) throw new Error(`${what}: expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
-}
-
 const shapeArb = fc.nat(SHAPES.length - 1);
 const perPageArb = fc.integer({ min: 2, max: 7 });
 const pickArb = fc.nat(99);
@@ -302,7 +269,7 @@ const NAMES = ['Aaron Abbott', 'Ada Lovelace', 'Ken Thompson', 'Mia Moss', 'Radi
 const nameArb = fc.constantFrom(...NAMES);
 
 async function createPayment(run: Run, accountPick: number, amount: number, capture: boolean) {
-  const account = await pickAccount(run, accountPick, 'open');
+  const account = await pickAccount(run.database.db.kysely, run.tenantId, accountPick, 'open');
   if (!account) return undefined;
   const created = await inject(run.apps[0], run, 'POST', '/v3/payments', { account_id: account.id, amount, currency: account.currency, capture, card: card() });
   expectStatus('create payment', created, 201);
@@ -314,7 +281,7 @@ const startWalk = fc.tuple(fc.nat(WALKERS - 1), shapeArb, perPageArb, pickArb, i
     `walker ${slot}: start ${SHAPES[s].label} per_page=${perPage}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`,
     async (model, run) => {
       const shape = SHAPES[s];
-      const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
+      const accountId = shape.account ? ((await pickAccount(run.database.db.kysely, run.tenantId, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
       const next = await readAndCheck(run, instance, shape, accountId, listPath(shape, accountId, perPage, 1));
       model.walkers[slot] = next ? { shape, accountId, next: pathOf(next) } : null;
     },
@@ -336,7 +303,7 @@ const jump = fc.tuple(shapeArb, perPageArb, pickArb, pickArb, instanceArb).map((
     `jump: ${SHAPES[s].label} per_page=${perPage} page#${pagePick}${SHAPES[s].account ? ` account#${accountPick}` : ''} @${instance}`,
     async (_model, run) => {
       const shape = SHAPES[s];
-      const accountId = shape.account ? ((await pickAccount(run, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
+      const accountId = shape.account ? ((await pickAccount(run.database.db.kysely, run.tenantId, accountPick))?.id ?? 'acc_00000000000000000000000000') : '';
       const all = (await truth(run, shape, accountId)) ?? [];
       const lastPage = Math.max(1, Math.ceil(all.length / perPage));
       const page = 1 + (pagePick % (lastPage + 3)); // up to three pages past the end
@@ -383,7 +350,7 @@ const writes = [
   ),
   fc.tuple(pickArb, fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined })).map(([pick, percent]) =>
     command(`capture authorized payment#${pick}${percent ? ` for ${percent}%` : ' in full'}`, async (_model, run) => {
-      const payment = await pickPayment(run, pick, ['authorized']);
+      const payment = await pickPayment(run.database.db.kysely, run.tenantId, pick, ['authorized']);
       if (!payment) return;
       const body = percent ? { amount: Math.max(1, Math.floor((payment.amount * percent) / 100)) } : {};
       expectStatus('capture', await inject(run.apps[0], run, 'POST', `/v3/payments/${payment.id}/capture`, body), 200);
@@ -391,14 +358,14 @@ const writes = [
   ),
   pickArb.map((pick) =>
     command(`cancel pending/authorized payment#${pick}`, async (_model, run) => {
-      const payment = await pickPayment(run, pick, ['pending', 'authorized']);
+      const payment = await pickPayment(run.database.db.kysely, run.tenantId, pick, ['pending', 'authorized']);
       if (!payment) return;
       expectStatus('cancel', await inject(run.apps[0], run, 'POST', `/v3/payments/${payment.id}/cancel`), 200);
     }),
   ),
   fc.tuple(pickArb, fc.option(fc.integer({ min: 1, max: 99 }), { nil: undefined })).map(([pick, percent]) =>
     command(`refund succeeded/partially_refunded payment#${pick}${percent ? ` ${percent}% of what is left` : ' in full'}`, async (_model, run) => {
-      const payment = await pickPayment(run, pick, ['succeeded', 'partially_refunded']);
+      const payment = await pickPayment(run.database.db.kysely, run.tenantId, pick, ['succeeded', 'partially_refunded']);
       if (!payment) return;
       const left = payment.amount - payment.amount_refunded;
       const body = percent ? { amount: Math.max(1, Math.floor((left * percent) / 100)) } : {};
@@ -408,7 +375,7 @@ const writes = [
   // Account writes
   fc.tuple(pickArb, nameArb).map(([pick, name]) =>
     command(`rename open account#${pick} to ${name}`, async (_model, run) => {
-      const account = await pickAccount(run, pick, 'open');
+      const account = await pickAccount(run.database.db.kysely, run.tenantId, pick, 'open');
       if (!account) return;
       expectStatus('rename', await inject(run.apps[0], run, 'PATCH', `/v3/accounts/${account.id}`, { name }), 200);
     }),
@@ -420,7 +387,7 @@ const writes = [
   ),
   pickArb.map((pick) =>
     command(`delete account without payments #${pick}`, async (_model, run) => {
-      const account = await pickAccount(run, pick, 'without payments');
+      const account = await pickAccount(run.database.db.kysely, run.tenantId, pick, 'without payments');
       if (!account) return;
       expectStatus('delete account', await inject(run.apps[0], run, 'DELETE', `/v3/accounts/${account.id}`), 204);
     }),
