@@ -16,6 +16,7 @@ import {
 import { bucketPageQuery, listTotalSelect } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
+import { withRangesWritten } from '../../src/listing/rangePlans.ts';
 import type { Compilable } from 'kysely';
 
 /**
@@ -30,6 +31,11 @@ export interface ListShape {
   perAccount: boolean;
   query: string;
   ordered: boolean;
+  /**
+   * A range on another column than the sort's first, most rows in range: SQLite's page walks
+   * this index in the sort's order (src/listing/rangePlans.ts), the range tested row by row.
+   */
+  walks?: string;
 }
 
 const SOME_ACCOUNT = 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C';
@@ -42,6 +48,8 @@ const accountPayments = (query: string, ordered = true): ListShape => ({
   query,
   ordered,
 });
+/** A shape whose SQLite page walks `index` when most of its rows are in range (rangePlans.ts). */
+const walking = (shape: ListShape, index: string): ListShape => ({ ...shape, walks: index });
 const accounts = (query: string, ordered = true): ListShape => ({ table: 'accounts', request: `/v3/accounts?${query}`, perAccount: false, query, ordered });
 
 export const LIST_SHAPES: ListShape[] = [
@@ -68,7 +76,12 @@ export const LIST_SHAPES: ListShape[] = [
   payments(`filter[account_id]=${SOME_ACCOUNT}`),
   payments('filter[created_at][gte]=2026-01-01'),
   payments('filter[amount][gte]=1000&sort=amount'),
-  payments('filter[amount][gte]=1000', false),
+  walking(payments('filter[amount][gte]=1000', false), 'payments_tenant_created'),
+  walking(payments('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000', false), 'payments_tenant_currency_created'),
+  walking(
+    payments('filter[status]=succeeded&filter[created_at][gte]=2026-01-01&filter[created_at][lt]=2026-02-01&sort=-amount', false),
+    'payments_tenant_status_amount',
+  ),
   // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.
   payments('filter[metadata][channel]=web', false),
   payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false),
@@ -118,6 +131,7 @@ export function shapeQueries(
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
   const total = listTotalSelect(db, shape.table, scope, query);
+  const walked = withRangesWritten(query, 'unindexed');
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [{ label: `total (${total.from})`, query: total.select }];
   for (const [end, q] of [
     ['', query],
@@ -138,6 +152,13 @@ export function shapeQueries(
     // through another index and a filter, so its plan is held to no full scan only.
     const ranged = total.from === 'list_buckets and edge rows';
     if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: ranged ? undefined : `buckets${end}`, query: bucketed });
+    // SQLite, most rows in range: the page walks the sort's index (rangePlans.ts).
+    if (shape.walks && dialect === 'sqlite') {
+      const w = end ? reversed(walked) : walked;
+      out.push({ label: `offset${end}, walking the sort's index`, strategy: `walk${end}`, query: offsetPageSelect(db, shape.table, scope, w, 100, 100) });
+      out.push({ label: `skip-hops${end} (one hop), walking`, strategy: `walk${end}`, query: hopSelect(db, shape.table, scope, w, boundary, 10_000) });
+      out.push({ label: `skip-hops${end} (the page), walking`, strategy: `walk${end}`, query: afterBoundarySelect(db, shape.table, scope, w, boundary, 100) });
+    }
   }
   return out;
 }

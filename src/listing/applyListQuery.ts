@@ -25,8 +25,13 @@ function conditionSql(c: Condition, tenantId: string) {
       return sql<boolean>`${column} = ${c.value}`;
     case 'contains':
       return sql<boolean>`${column} like ${`%${escapeLike(c.value)}%`} escape '\\'`;
-    case 'range':
-      return sql<boolean>`${column} ${sql.raw(RANGE_SQL[c.op])} ${c.value}`;
+    case 'range': {
+      // How it is written steers the plan only (listing/rangePlans.ts): the same rows match.
+      const op = sql.raw(RANGE_SQL[c.op]);
+      if (c.written === 'literal') return sql<boolean>`${column} ${op} ${sql.lit(c.value)}`;
+      if (c.written === 'unindexed') return sql<boolean>`+${column} ${op} ${c.value}`;
+      return sql<boolean>`${column} ${op} ${c.value}`;
+    }
     case 'metadata':
       return metadataSql(c, tenantId);
   }

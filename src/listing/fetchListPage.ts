@@ -16,6 +16,7 @@ import {
   countedTotalSelect,
   countSelect,
   rangedTotalSelect,
+  rangeShareSelect,
   rowsBeforeRangeSelect,
   withoutRanges,
   deferredJoinPageSelect,
@@ -31,6 +32,7 @@ import {
 import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
+import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -92,6 +94,33 @@ interface ListRequest {
   slice: ListSlice | undefined;
   /** A bucketed slice narrowed by a range: its total from bucket counts and the range's edge rows. */
   ranged?: RangedTotal;
+  /** SQLite: the page's rows walk the sort's index, the range tested row by row (rangePlans.ts); the total is read as ever. */
+  walk?: boolean;
+}
+
+/** The query a page's rows are read by: the list's, its range written unindexed when the page walks the sort's index. */
+const rowsQueryOf = (list: ListRequest) => (list.walk ? withRangesWritten(list.query, 'unindexed') : list.query);
+
+/**
+ * The list's query as a dialect's statement should be written (rangePlans.ts): on PostgreSQL a
+ * range on another column than the sort's first goes into the SQL text as a literal, so the
+ * plan is made for its value.
+ */
+function plannedQuery(dialect: Dialect, query: ListQuery): ListQuery {
+  return dialect === 'postgres' && hasRangeOffTheSort(query) ? withRangesWritten(query, 'literal') : query;
+}
+
+/**
+ * SQLite: whether a ranged list's page walks the sort's index rather than reading the range's
+ * (rangePlans.ts), from the slice's count and the range's bucket counts: a few count rows, read
+ * inline before the page. Only ever a choice of plan: both read the same rows.
+ */
+async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: PageParams): Promise<boolean> {
+  const { ranged, query } = list;
+  if (!ranged || !hasRangeOffTheSort(query) || !isBucketed(query.sort[0].column) || !walkServesOrder(ranged.slice, query)) return false;
+  const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
+  const [counts] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
+  return walkIsCheaper({ slice: Number(counts.slice), covered: Number(counts.covered) }, paging.offset, paging.perPage);
 }
 
 /** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
@@ -180,11 +209,12 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   if (offset >= total) return { total, rows: [], strategy: 'past-end' };
   const limit = Math.min(perPage, total - offset);
   const fromEnd = total - offset - limit;
+  const query = rowsQueryOf(list);
   if (fromEnd < offset) {
-    const page = await rowsAt(db, dialect, tuning, list, reversed(list.query), fromEnd, limit);
+    const page = await rowsAt(db, dialect, tuning, list, reversed(query), fromEnd, limit);
     return { total, rows: page.rows.reverse(), strategy: `${page.how}-from-end` };
   }
-  const page = await rowsAt(db, dialect, tuning, list, list.query, offset, limit);
+  const page = await rowsAt(db, dialect, tuning, list, query, offset, limit);
   return { total, rows: page.rows, strategy: page.how };
 }
 
@@ -198,7 +228,9 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, s
   const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
   const descent = bucketDescent(search, totalSelect(db, list), paging.offset, dialect, before);
   const skipQuery = ranged ? withoutRanges(query) : query;
-  return { descent, page: bucketPageFromRowSelect(db, table, scope, query, descent.start, descent.skip, paging.perPage, skipQuery) };
+  // SQLite: the range's bound on the page's starting side steers no index (rangePlans.ts).
+  const rowsQuery = ranged && dialect === 'sqlite' ? withStartSideUnindexed(query, search.direction) : query;
+  return { descent, page: bucketPageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
 }
 
 /** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
@@ -224,9 +256,11 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  * the page's own select with the total as a column of each row.
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
-  const page = offsetPageSelect(db, list.table, list.scope, list.query, paging.offset, paging.perPage);
+  const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
-  const statement = sql`${sql.raw(PREPARED)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
+  // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
+  const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
+  const statement = sql`${sql.raw(prepared)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
 }
 
@@ -274,6 +308,8 @@ const sqlitePage = (list: ListRequest, statement: Compilable) => marked(READ_AT_
 function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined) {
   const { scope, query, slice } = list;
   if (query.conditions.some((c) => c.match === 'contains')) return undefined;
+  // A range written as a literal (PostgreSQL, rangePlans.ts): its statement is planned per value.
+  if (hasLiteralRange(query)) return undefined;
   // A ranged deep page's statement depends on its runs of buckets below and above: built per request.
   if (search && list.ranged) return undefined;
   const values: Record<string, unknown> = {
@@ -306,6 +342,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.endpointId !== undefined,
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
+    list.walk === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
     slice ? DIMENSIONS.map((d) => slice[d].length) : null,
     ranged
@@ -323,6 +360,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     (slot) => {
       const slotted: ListRequest = {
         table: list.table,
+        walk: list.walk,
         scope: {
           tenantId: slot('tenant'),
           ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}),
@@ -375,7 +413,7 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list = listRequest(table, scope, query);
+  const list = listRequest(table, scope, plannedQuery(dialect, query));
   return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
@@ -431,7 +469,8 @@ export async function writeListPage(
   add: PageRowSink,
 ): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
-  const list = listRequest(table, scope, query);
+  const list = listRequest(table, scope, plannedQuery(dialect, query));
+  if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);

@@ -149,6 +149,18 @@ export function rowsBeforeRangeSelect(
   return db.selectNoFrom(sql<number>`${bucketRunsSum(table, scope, ranged, ranged.above)} - (${inRange})`.as('n'));
 }
 
+/**
+ * What a ranged list's page chooses its plan from on SQLite (rangePlans.ts): the slice's total
+ * (`slice`, list_counts) and its rows in the buckets wholly inside the range (`covered`, a lower
+ * bound of the range's rows). A few count rows: read inline.
+ */
+export function rangeShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, ranged: RangedTotal) {
+  return db.selectNoFrom([
+    sql<number>`(${countedTotalSelect(db, scope.tenantId, table, ranged.slice)})`.as('slice'),
+    sql<number>`${bucketRunsSum(table, scope, ranged, ranged.segments)}`.as('covered'),
+  ]);
+}
+
 /** The same list in the opposite order, so that a page near the end is counted from there. */
 export function reversed(query: ListQuery): ListQuery {
   return { ...query, sort: query.sort.map((k) => ({ ...k, direction: k.direction === 'asc' ? 'desc' : 'asc' })) };

@@ -32,7 +32,8 @@ function metadataConditions(column: string, filter: string, given: Record<string
 export type Condition =
   | { column: string; match: 'in'; values: string[] }
   | { column: string; match: 'equals' | 'contains'; value: string }
-  | { column: string; match: 'range'; op: RangeOperator; value: string | number }
+  /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
+  | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' }
   /** Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts). */
   | { column: string; match: 'metadata'; key: string; values: string[] };
 

@@ -3,6 +3,11 @@ import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/
 import { explainPlan } from '../../scripts/explain/explainPlan.ts';
 import { boundColumns, LIST_SHAPES, shapeQueries } from '../../scripts/explain/listQueryShapes.ts';
 import { accountResourcesSelect } from '../../src/accounts/accountRepresentation.ts';
+import { PREPARED } from '../../src/db/preparedStatements.ts';
+import { parseQueryString } from '../../src/http/parseQueryString.ts';
+import { offsetPageQuery } from '../../src/listing/fetchListPage.ts';
+import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
+import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 
 // PostgreSQL is told to avoid seq scans and sorts wherever an index allows (the test tables are
 // tiny); a plan that still has one shows what no index can serve.
@@ -27,6 +32,36 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     expect(plan.fullScan, plan.lines.join('\n')).toBe(false);
     expect(plan.indexes.length, plan.lines.join('\n')).toBeGreaterThan(0);
   });
+
+  it.runIf(TEST_DIALECT === 'sqlite').each(LIST_SHAPES.filter((s) => s.walks))(
+    '$request walks the slice’s index in the sort’s order when most rows are in range, sorting nothing (SQLite)',
+    async (shape) => {
+      const walks = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter((q) => q.strategy?.startsWith('walk'));
+      expect(walks.length).toBe(6);
+      for (const { label, query } of walks) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        expect(plan.sortBeforeLimit, why).toBe(false);
+        expect(plan.indexes, why).toEqual([shape.walks]);
+      }
+    },
+  );
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'writes a range on another column than the sort’s first into the statement’s text, sent unnamed, so its plan is made for the value (PostgreSQL)',
+    () => {
+      const query = parseListQuery(paymentListSpec, parseQueryString('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000') as RawListQuery);
+      const page = offsetPageQuery(database.db.kysely, 'postgres', 'payments', { tenantId: 'ten_x' }, query, { page: 1, perPage: 10, offset: 0 });
+      expect(page.sql.startsWith(PREPARED)).toBe(false);
+      expect(page.sql).toContain('"amount" >= 1000');
+      expect(page.sql).toContain('"amount" < 10000');
+      // A range on the sort's first column keeps its parameters and its named statement.
+      const bySort = parseListQuery(paymentListSpec, parseQueryString('filter[amount][gte]=1000&sort=amount') as RawListQuery);
+      const named = offsetPageQuery(database.db.kysely, 'postgres', 'payments', { tenantId: 'ten_x' }, bySort, { page: 1, perPage: 10, offset: 0 });
+      expect(named.sql.startsWith(PREPARED)).toBe(true);
+      expect(named.sql).not.toContain('>= 1000');
+    },
+  );
 
   it.each(LIST_SHAPES.filter((s) => s.ordered))('$request reads a page straight from an index bounded by every filter, sorting nothing', async (shape) => {
     for (const { label, strategy, query } of shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect)) {

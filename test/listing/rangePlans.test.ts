@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import type { ListQuery } from '../../src/listquery/parseListQuery.ts';
+import {
+  hasLiteralRange,
+  hasRangeOffTheSort,
+  walkIsCheaper,
+  walkServesOrder,
+  withRangesWritten,
+  withStartSideUnindexed,
+} from '../../src/listing/rangePlans.ts';
+
+const amountFrom1000ByTime: ListQuery = {
+  conditions: [
+    { column: 'currency', match: 'in', values: ['EUR'] },
+    { column: 'amount', match: 'range', op: 'gte', value: 1000 },
+    { column: 'amount', match: 'range', op: 'lt', value: 10_000 },
+  ],
+  sort: [{ column: 'created_at', direction: 'desc' }],
+};
+
+const monthByTime = (direction: 'asc' | 'desc'): ListQuery => ({
+  conditions: [
+    { column: 'created_at', match: 'range', op: 'gte', value: '2026-07-01T00:00:00.000Z' },
+    { column: 'created_at', match: 'range', op: 'lt', value: '2026-08-01T00:00:00.000Z' },
+  ],
+  sort: [{ column: 'created_at', direction }],
+});
+
+const writings = (query: ListQuery) => query.conditions.map((c) => (c.match === 'range' ? (c.written ?? 'parameter') : c.match));
+
+describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', () => {
+  it('tells a range on another column than the sort’s first from one on it', () => {
+    expect(hasRangeOffTheSort(amountFrom1000ByTime)).toBe(true);
+    expect(hasRangeOffTheSort(monthByTime('desc'))).toBe(false);
+    expect(hasRangeOffTheSort({ ...amountFrom1000ByTime, sort: [{ column: 'amount', direction: 'asc' }] })).toBe(false);
+  });
+
+  it('writes only the ranges off the sort, and keeps the values and the rest of the query', () => {
+    const literal = withRangesWritten(amountFrom1000ByTime, 'literal');
+    expect(writings(literal)).toEqual(['in', 'literal', 'literal']);
+    expect(literal.conditions.map((c) => ('value' in c ? c.value : c.values))).toEqual([['EUR'], 1000, 10_000]);
+    expect(literal.sort).toEqual(amountFrom1000ByTime.sort);
+    expect(hasLiteralRange(literal)).toBe(true);
+    expect(hasLiteralRange(amountFrom1000ByTime)).toBe(false);
+    expect(writings(withRangesWritten(monthByTime('asc'), 'literal'))).toEqual(['parameter', 'parameter']);
+  });
+
+  it('never writes a number into the SQL text that is not a safe integer', () => {
+    const odd: ListQuery = { ...amountFrom1000ByTime, conditions: [{ column: 'amount', match: 'range', op: 'gte', value: 1e21 }] };
+    expect(writings(withRangesWritten(odd, 'literal'))).toEqual(['parameter']);
+    expect(writings(withRangesWritten(odd, 'unindexed'))).toEqual(['unindexed']);
+  });
+
+  it('leaves unindexed only the bound on the side a placed page starts from', () => {
+    expect(writings(withStartSideUnindexed(monthByTime('asc'), 'asc'))).toEqual(['unindexed', 'parameter']);
+    expect(writings(withStartSideUnindexed(monthByTime('desc'), 'desc'))).toEqual(['parameter', 'unindexed']);
+    // Bounds on another column than the sort's first are no side of the page's start.
+    expect(writings(withStartSideUnindexed(amountFrom1000ByTime, 'desc'))).toEqual(['in', 'parameter', 'parameter']);
+  });
+
+  it('walks the sort’s index when the rows it reads to the page are fewer than the range holds', () => {
+    // 70 % of 100,000 in range: page 1 reads ~14 rows walking, 70,000 and a sort by the range.
+    expect(walkIsCheaper({ slice: 100_000, covered: 70_000 }, 0, 10)).toBe(true);
+    // The page at 90 % is counted from the end: ~7,000 rows to skip, still fewer than 70,000.
+    expect(walkIsCheaper({ slice: 100_000, covered: 70_000 }, 63_000, 10)).toBe(true);
+    // 20 rows of 100,000 in range: walking would read the whole slice for them.
+    expect(walkIsCheaper({ slice: 100_000, covered: 20 }, 0, 10)).toBe(false);
+    // Nothing covered (a narrow range): the range's index.
+    expect(walkIsCheaper({ slice: 100_000, covered: 0 }, 0, 10)).toBe(false);
+    // The boundary: (skip + per_page) × slice against covered².
+    expect(walkIsCheaper({ slice: 1000, covered: 100 }, 0, 10)).toBe(true);
+    expect(walkIsCheaper({ slice: 1001, covered: 100 }, 0, 10)).toBe(false);
+  });
+
+  it('walks only where one index gives the sort’s order: one value per dimension, one sort key', () => {
+    const slice = { account_id: [''], status: [''], currency: ['EUR'], card_brand: [''] };
+    expect(walkServesOrder(slice, amountFrom1000ByTime)).toBe(true);
+    expect(walkServesOrder({ ...slice, currency: ['EUR', 'USD'] }, amountFrom1000ByTime)).toBe(false);
+    expect(walkServesOrder(slice, { ...amountFrom1000ByTime, sort: [...amountFrom1000ByTime.sort, { column: 'amount', direction: 'asc' }] })).toBe(false);
+  });
+});
