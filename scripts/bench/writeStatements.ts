@@ -56,10 +56,11 @@ export async function captureCreate(dialect: 'sqlite' | 'postgres', url: string,
       paymentId = row.id;
       return { status: 201, body: { data: row.id } };
     });
-    const eventIds = statements.flatMap((s) => (/insert into "events"/.test(s.sql) ? [String(s.parameters[0])] : []));
+    // Ids the create made (the payment, its events, their deliveries): each a primary key.
+    const ids = new Set(statements.flatMap((s) => s.parameters.filter((p): p is string => typeof p === 'string' && /^(evt|dlv)_[0-9A-Z]{26}$/.test(p))));
     const paymentInsert = statements.find((s) => /insert into "payments"/.test(s.sql));
     if (!paymentInsert) throw new Error('the captured create inserted no payment');
-    return { statements, paymentInsert, unique: [paymentId, ...eventIds, key] };
+    return { statements, paymentInsert, unique: [paymentId, ...ids, key] };
   } finally {
     await close();
   }
@@ -70,6 +71,7 @@ function literal(value: unknown): string {
   if (value === null || value === undefined) return 'null';
   if (typeof value === 'number' || typeof value === 'bigint') return String(value);
   if (typeof value === 'boolean') return value ? 'true' : 'false';
+  if (Array.isArray(value)) return `array[${value.map(literal).join(', ')}]`;
   const text = String(value).replaceAll("'", "''");
   // pgbench reads `:name` anywhere, quotes or not: a colon goes in as an escape.
   return text.includes(':') ? `E'${text.replaceAll('\\', '\\\\').replaceAll(':', '\\x3a')}'` : `'${text}'`;
@@ -91,9 +93,11 @@ function shardColumn(query: CompiledQuery): { index: number; width: number } | u
 export function pgbenchText(query: CompiledQuery, unique: string[]): string {
   const shard = shardColumn(query);
   const text = query.sql.replace(/^\/\* prepared \*\/ /, '');
-  return text.replace(/\$(\d+)/g, (_, n) => {
+  return text.replace(/\$(\d+)(::smallint\[\])?/g, (_, n, shardArray) => {
     const i = Number(n) - 1;
     const value = query.parameters[i];
+    // The shard column as one array (countedRows.ts): every element the run's shard.
+    if (shardArray) return `array_fill(:shard::smallint, array[${(value as unknown[]).length}])`;
     if (shard && i % shard.width === shard.index) return ':shard::int';
     if (typeof value === 'string' && unique.includes(value)) return `(${literal(value)} || :u::text)`;
     return literal(value);

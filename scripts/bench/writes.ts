@@ -379,6 +379,7 @@ export function printWrites(r: WritesResult): void {
   for (const [name, t] of Object.entries(r.targets)) {
     for (const mode of ['spread', 'one'] as const) {
       const runs = t[mode];
+      if (runs.length === 0) continue;
       const mid = runs.find((x) => x.rps === median(runs.map((y) => y.rps)))!;
       console.log(
         `| ${name} | ${mode === 'spread' ? `spread over ${ACCOUNTS} accounts` : 'all on one account'} | ${runs.map((x) => f0(x.rps)).join(', ')} | ${f0(mid.rps)} | ${mid.p50} | ${mid.p99} | ${runs.reduce((a, x) => a + x.errors, 0)} | ${mid.machineCores} / ${mid.serverCores} / ${mid.databaseCores} |`,

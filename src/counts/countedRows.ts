@@ -32,7 +32,9 @@ export async function writeCountedRows(write: Write, tenantId: string, counts: C
       ${column(c, 'currency')}::text[], ${column(c, 'card_brand')}::text[], ${column(c, 'shard')}::smallint[], ${column(c, 'n')}::bigint[])
     where true
     on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`;
-  const bucketUpsert = (after: RawBuilder<unknown>) => sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
+  const bucketUpsert = (
+    after: RawBuilder<unknown>,
+  ) => sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
     select ${tenantId}, * from unnest(${column(b, 'list')}::text[], ${column(b, 'sort_key')}::text[], ${column(b, 'level')}::int[],
       ${column(b, 'account_id')}::text[], ${column(b, 'status')}::text[], ${column(b, 'currency')}::text[], ${column(b, 'card_brand')}::text[],
       ${column(b, 'bucket')}::bigint[], ${column(b, 'shard')}::smallint[], ${column(b, 'n')}::bigint[])
