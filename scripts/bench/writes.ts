@@ -81,6 +81,9 @@ export interface WritesResult {
   targets: Record<string, { spread: Run[]; one: Run[]; wire?: { statements: number; roundTrips: number } }>;
   plainInsert: number[];
   sqlFloor: number[];
+  /** The SQL floor with the counted rows of before migration 0018 (issue 31: what the slices cost a write), per round. */
+  sqlFloorBefore0018: number[];
+  countedRows: CapturedCreate['rows'];
   /** Sampled waits of ours' connections while it wrote (PostgreSQL): share of samples per wait and statement. */
   waits: Record<string, Array<[string, number]>>;
   profile?: { busyMs: number; top: Array<{ name: string; share: number }> };
@@ -330,7 +333,7 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
     }
     const ours = targets[0];
     const captured: CapturedCreate = await captureCreate(dialect, ours.url, ours.tenantId, ours.accounts[1]);
-    const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], waits: {} };
+    const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], sqlFloorBefore0018: [], countedRows: captured.rows, waits: {} };
     for (const t of targets) {
       result.targets[t.name] = { spread: [], one: [] };
       if (dialect === 'postgres') {
@@ -352,7 +355,12 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
         }
         log(`  ${dialect} writes: round ${round}, plain INSERT transaction and the SQL floor`);
         result.plainInsert.push(await floorRate({ dialect, url: ours.url }, [captured.paymentInsert], captured, options.seconds, options.connections));
-        result.sqlFloor.push(await floorRate({ dialect, url: ours.url }, captured.statements, captured, options.seconds, options.connections));
+        // The slices' cost: the floor with and without migration 0018's slices, in alternating order.
+        const floors = [
+          async () => result.sqlFloor.push(await floorRate({ dialect, url: ours.url }, captured.statements, captured, options.seconds, options.connections)),
+          async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: ours.url }, captured.before0018, captured, options.seconds, options.connections)),
+        ];
+        for (const floor of round % 2 ? floors : floors.reverse()) await floor();
       }
     } finally {
       for (const s of servers.values()) await s.stop();
@@ -369,26 +377,34 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
   }
 }
 
+/** CPU milliseconds per create, the median over the rounds: less swayed by other load on the machine than creates/s. */
+const cpuPerCreate = (runs: Run[], of: 'serverCores' | 'databaseCores') => median(runs.map((x) => (x[of] * 1000) / x.rps)).toFixed(2);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f0 = (x: number) => x.toFixed(0);
 
 export function printWrites(r: WritesResult): void {
   console.log(`\n## ${r.dialect}: payment creates, ${r.connections} writers at once, ${r.seconds} s a run (load ${r.load})\n`);
-  console.log('| target | run | creates/s (rounds) | median | p50 ms | p99 ms | errors | cores busy: machine / server / database |');
-  console.log('|---|---|---|---:|---:|---:|---:|---|');
+  console.log('| target | run | creates/s (rounds) | median | p50 ms | p99 ms | errors | cores busy: machine / server / database | CPU ms per create: server / database |');
+  console.log('|---|---|---|---:|---:|---:|---:|---|---|');
   for (const [name, t] of Object.entries(r.targets)) {
     for (const mode of ['spread', 'one'] as const) {
       const runs = t[mode];
       if (runs.length === 0) continue;
       const mid = runs.find((x) => x.rps === median(runs.map((y) => y.rps)))!;
       console.log(
-        `| ${name} | ${mode === 'spread' ? `spread over ${ACCOUNTS} accounts` : 'all on one account'} | ${runs.map((x) => f0(x.rps)).join(', ')} | ${f0(mid.rps)} | ${mid.p50} | ${mid.p99} | ${runs.reduce((a, x) => a + x.errors, 0)} | ${mid.machineCores} / ${mid.serverCores} / ${mid.databaseCores} |`,
+        `| ${name} | ${mode === 'spread' ? `spread over ${ACCOUNTS} accounts` : 'all on one account'} | ${runs.map((x) => f0(x.rps)).join(', ')} | ${f0(mid.rps)} | ${mid.p50} | ${mid.p99} | ${runs.reduce((a, x) => a + x.errors, 0)} | ${mid.machineCores} / ${mid.serverCores} / ${mid.databaseCores} | ${cpuPerCreate(runs, 'serverCores')} / ${cpuPerCreate(runs, 'databaseCores')} |`,
       );
     }
   }
-  console.log(`| plain INSERT transaction | | ${r.plainInsert.map(f0).join(', ')} | ${f0(median(r.plainInsert))} | | | | |`);
-  console.log(`| the service's write statements (${r.dialect === 'postgres' ? 'pgbench' : 'one connection, in-process'}) | | ${r.sqlFloor.map(f0).join(', ')} | ${f0(median(r.sqlFloor))} | | | | |`);
+  console.log(`| plain INSERT transaction | | ${r.plainInsert.map(f0).join(', ')} | ${f0(median(r.plainInsert))} | | | | | |`);
+  console.log(`| the service's write statements (${r.dialect === 'postgres' ? 'pgbench' : 'one connection, in-process'}) | | ${r.sqlFloor.map(f0).join(', ')} | ${f0(median(r.sqlFloor))} | | | | | |`);
+  const { now, before0018 } = r.countedRows;
+  console.log(
+    `| the same with the counted rows of before migration 0018 (${before0018.counts} + ${before0018.buckets} rows, not ${now.counts} + ${now.buckets}) | | ${r.sqlFloorBefore0018.map(f0).join(', ')} | ${f0(median(r.sqlFloorBefore0018))} | | | | | |`,
+  );
   console.log('\nRatios, round by round (median):\n');
+  const slicesCost = r.sqlFloor.map((x, i) => x / r.sqlFloorBefore0018[i]);
+  console.log(`- the SQL floor with migration 0018's slices ÷ without: ${median(slicesCost).toFixed(2)}× (rounds ${slicesCost.map((x) => x.toFixed(2)).join(', ')})`);
   for (const [name, t] of Object.entries(r.targets)) {
     for (const mode of ['spread', 'one'] as const) {
       const vsInsert = t[mode].map((x, i) => x.rps / r.plainInsert[i]);
