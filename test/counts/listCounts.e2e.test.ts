@@ -152,7 +152,10 @@ describe('maintained list counts', () => {
       expect(closed).toBe(false);
     });
     await new Promise((r) => setTimeout(r, 100));
-    const close = t.send('PATCH', `/v3/accounts/${account}`, key, { status: 'closed' }).then((r) => ((closed = true), r));
+    const close = t.send('PATCH', `/v3/accounts/${account}`, key, { status: 'closed' }).then((r) => {
+      closed = true;
+      return r;
+    });
     await new Promise((r) => setTimeout(r, 300));
     release();
     await payment;
