@@ -28,6 +28,10 @@
  * - `--only pooler` (pooler.ts): PostgreSQL list cases served directly with named statements,
  *   directly as behind a transaction pooler (unnamed statements, settings with each statement), and
  *   through a transaction-pooling PgBouncer, side by side.
+ * - `--only writes` (writes.ts): payment creates by `--connections` writers at once through HTTP, spread
+ *   over a tenant's accounts and all on one, beside a plain INSERT transaction and the service's own
+ *   write statements replayed by pgbench (its SQL floor), with waits sampled and round trips counted;
+ *   `--against <checkout>` measures another checkout's server beside it, `--profile` adds a CPU profile.
  * - `--only filters` (filters.ts): page 1 and the page at 90 % depth of each filter shape of issue 31
  *   (status, currency, card_brand, account_id, a month, an amount bound; a month × status, an amount
  *   range × currency; default sort and the range's own column), on the service and on the floor (up
@@ -60,6 +64,7 @@ import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
+import { measureWrites, printWrites } from './writes.ts';
 
 const { values } = parseArgs({
   options: {
@@ -73,18 +78,23 @@ const { values } = parseArgs({
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
     'outbox-only': { type: 'boolean', default: false },
+    /** `--only writes`: another checkout whose server is measured beside this one (before and after). */
+    against: { type: 'string' },
+    /** `--only writes`: a CPU profile of the server during a spread run. */
+    profile: { type: 'boolean', default: false },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const SECTIONS = ['exports', 'pooler', 'replicas', 'filters'];
+const SECTIONS = ['exports', 'pooler', 'replicas', 'filters', 'writes'];
 if (values.only !== undefined && !SECTIONS.includes(values.only)) throw new Error(`--only knows the sections ${SECTIONS.join(', ')}; not ${values.only}`);
 const onlyExports = values.only === 'exports';
 const onlyPooler = values.only === 'pooler';
 const onlyReplicas = values.only === 'replicas';
 const onlyFilters = values.only === 'filters';
+const onlyWrites = values.only === 'writes';
 const withWriter = !values['no-writer'] && !onlyExports;
 const log = (line: string) => console.error(line);
 
@@ -228,7 +238,15 @@ for (const dialect of onlyFilters ? dialects : []) {
   }
 }
 
-for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onlyFilters ? [] : dialects) {
+// `--only writes`: payment creates by 16 writers at once beside their SQL floors (writes.ts), nothing else.
+for (const dialect of onlyWrites ? dialects : []) {
+  log(`${dialect}: payment creates`);
+  printWrites(
+    await measureWrites(dialect, { seconds, connections, rounds: Number(values['walk-rounds']), against: values.against, profile: values.profile, log }),
+  );
+}
+
+for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onlyFilters || onlyWrites ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -255,4 +273,4 @@ for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onl
 }
 
 // `--only exports` runs nothing else.
-for (const dialect of onlyExports || onlyPooler || onlyReplicas || onlyFilters ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));
+for (const dialect of onlyExports || onlyPooler || onlyReplicas || onlyFilters || onlyWrites ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

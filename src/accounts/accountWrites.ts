@@ -44,6 +44,15 @@ export async function lockAccount({ trx }: Write, tenantId: string, id: string) 
   return trx.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forUpdate().executeTakeFirst();
 }
 
+/**
+ * Reads the account and keeps it as read until the transaction ends: a change to it (which
+ * locks it with lockAccount, FOR UPDATE) waits for this transaction, and this one waits for a
+ * change in flight. Payments on one account share the lock, so they do not wait for each other.
+ */
+export async function shareAccount({ trx }: Write, tenantId: string, id: string) {
+  return trx.selectFrom('accounts').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id).forShare().executeTakeFirst();
+}
+
 export async function updateAccount(write: Write, tenantId: string, id: string, input: UpdateAccountInput) {
   const { trx, shard } = write;
   const current = await lockAccount(write, tenantId, id);

@@ -400,11 +400,11 @@ export function openSqlite(path: string): DatabaseSync {
 
 /**
  * Row locks are the database layer's: a write locks the rows it reads with Kysely's
- * `forUpdate()` (or `forNoKeyUpdate()`) on either database. PostgreSQL takes the row locks; SQLite
+ * `forUpdate()` (or `forNoKeyUpdate()`, or `forShare()` to keep a row as read) on either database. PostgreSQL takes the row locks; SQLite
  * has no row locks (a write transaction holds the whole file) and no `FOR UPDATE`, so here the
  * clause (and `SKIP LOCKED`) is left out.
  */
-const ROW_LOCK_MODIFIERS = new Set(['ForUpdate', 'ForNoKeyUpdate', 'SkipLocked']);
+const ROW_LOCK_MODIFIERS = new Set(['ForUpdate', 'ForNoKeyUpdate', 'ForShare', 'SkipLocked']);
 
 class NodeSqliteQueryCompiler extends SqliteQueryCompiler {
   protected override visitSelectQuery(node: SelectQueryNode): void {

@@ -3,17 +3,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
 import { isTransactionConflict } from './databaseErrors.ts';
-import type { Database } from './schema.ts';
+import type { Database, Dialect } from './schema.ts';
 import { tryTransactionLock } from './transactionLock.ts';
 
 /**
  * What a write runs in: its transaction, and the counter shard its count deltas go to, chosen by
  * the database layer (counterShard.ts). Rows it reads to change are locked with Kysely's
  * `forUpdate()` on either database (nodeSqliteDialect.ts). So a write never asks which
- * database it is on.
+ * database it is on, except to combine statements only PostgreSQL can run as one (a round trip
+ * there, a function call on SQLite: counts/countedRows.ts).
  */
 export interface Write {
   trx: Transaction<Database>;
+  dialect: Dialect;
   shard: number;
   /** A lock on `name` until this transaction ends, or false when another holds it (transactionLock.ts). */
   tryLock(name: string): Promise<boolean>;
@@ -39,7 +41,7 @@ export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Prom
     try {
       return await db.kysely
         .transaction()
-        .execute((trx) => work({ trx, shard: pickShard(db.dialect), tryLock: (name) => tryTransactionLock(trx, db.dialect, name) }));
+        .execute((trx) => work({ trx, dialect: db.dialect, shard: pickShard(db.dialect), tryLock: (name) => tryTransactionLock(trx, db.dialect, name) }));
     } catch (error) {
       if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(error)) throw error;
       await sleep(RERUN_DELAY_MS * attempt * (0.5 + Math.random()));

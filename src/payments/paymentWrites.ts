@@ -3,15 +3,16 @@ import type { PaymentTable } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
 import { issue, notFound, Problem, validationProblem } from '../core/problem.ts';
-import { conflict, lockAccount } from '../accounts/accountWrites.ts';
+import { conflict, shareAccount } from '../accounts/accountWrites.ts';
 import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
-import { adjustCounts, paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
-import { adjustBuckets, paymentBucketDeltas } from '../counts/listBuckets.ts';
+import { paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
+import { paymentBucketDeltas } from '../counts/listBuckets.ts';
+import { writeCountedRows } from '../counts/countedRows.ts';
 import { withPaymentResource } from './paymentResource.ts';
-import { recordEvent } from '../events/outbox.ts';
+import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
 import { insertMetadataEntries } from '../listing/metadataEntries.ts';
 
 export interface NewPayment {
@@ -21,16 +22,25 @@ export interface NewPayment {
   outcome: ProcessorOutcome;
 }
 
-/** The account a payment is for: the caller's own and open, checked under a row lock. */
+/**
+ * The account a payment is for: the caller's own and open, checked under a shared row lock, so
+ * it cannot be closed before the payment commits (a close waits for it) while payments on the
+ * same account do not wait for each other.
+ */
 export async function payableAccount(write: Write, tenantId: string, accountId: string) {
-  const account = await lockAccount(write, tenantId, accountId);
+  const account = await shareAccount(write, tenantId, accountId);
   if (!account) throw validationProblem({ account_id: [issue('unknown_account', 'is not an account of yours')] });
   if (account.status === 'closed') throw conflict(`Account ${accountId} is closed and cannot take payments.`);
   return account;
 }
 
+/**
+ * Writes a new payment: the account checked, the payment and its metadata, its events (created,
+ * then the state the processor's answer moved it to) and their deliveries, and last, in one
+ * statement, every count and bucket it changes (countedRows.ts says why last).
+ */
 export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
-  const { trx, shard } = write;
+  const { trx } = write;
   const { input, card, fingerprint, outcome } = payment;
   await payableAccount(write, tenantId, input.account_id);
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
@@ -63,16 +73,12 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   await trx.insertInto('payments').values(row).execute();
   // A payment's metadata is set once, here: no later write changes it (migration 0016).
   await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
-  await adjustCounts(
-    trx,
-    tenantId,
-    paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })),
-    shard,
-  );
-  await adjustBuckets(trx, tenantId, paymentBucketDeltas(undefined, row), shard);
   // Created, then the state the processor's answer moved it to: one event per state change.
-  await recordEvent(write, tenantId, 'payment.created', row.id, row.resource);
-  if (status !== 'pending') await recordEvent(write, tenantId, `payment.${status}`, row.id, row.resource);
+  const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
+  if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
+  await insertEvents(write, tenantId, events);
+  const counts = [...paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })), ...eventCountDeltas(events)];
+  await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row));
   return row;
 }
 
@@ -88,8 +94,9 @@ function illegal(row: { id: string; status: string }, action: string, event: Pay
   });
 }
 
+/** Saves a change to a payment, its event, and last (countedRows.ts) what it changes in counts and buckets. */
 async function save(write: Write, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
-  const { trx, shard } = write;
+  const { trx } = write;
   const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
   await trx
     .updateTable('payments')
@@ -97,17 +104,11 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
-  if (changes.status !== undefined) {
-    await adjustCounts(
-      trx,
-      row.tenant_id,
-      statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status),
-      shard,
-    );
-  }
+  const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
+  await insertEvents(write, row.tenant_id, events);
+  const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);
   // A status change moves the row between status slices; a smaller capture moves it in amount order.
-  await adjustBuckets(trx, row.tenant_id, paymentBucketDeltas(row, updated), shard);
-  await recordEvent(write, row.tenant_id, `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, row.id, updated.resource);
+  await writeCountedRows(write, row.tenant_id, [...statusChange, ...eventCountDeltas(events)], paymentBucketDeltas(row, updated));
   return updated;
 }
 

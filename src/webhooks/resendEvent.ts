@@ -7,5 +7,5 @@ import { enqueueDeliveries } from '../events/outbox.ts';
  * same `webhook-id` (the event id), so a receiver that has it drops it.
  */
 export function resendEvent(write: Write, tenantId: string, event: { id: string; type: string }) {
-  return enqueueDeliveries(write, tenantId, event, new Date().toISOString(), false);
+  return enqueueDeliveries(write, tenantId, [event], new Date().toISOString(), false);
 }

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { card, CARDS } from '../support/cards.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
+import { inWriteTransaction } from '../../src/db/writeTransaction.ts';
+import { payableAccount } from '../../src/payments/paymentWrites.ts';
 
 type Op =
   | { kind: 'account'; status: 'active' | 'suspended' }
@@ -101,6 +103,64 @@ describe('maintained list counts', () => {
       .filter((k) => want.get(k) !== have.get(k))
       .map((k) => ({ bucket: k, kept: have.get(k), rebuilt: want.get(k) }));
   }
+
+  it('stay equal to count(*), and bucket counts to a rebuild, after 16 creates at once on one account and 16 spread over eight', async () => {
+    const { key } = await t.tenant('counts-concurrent');
+    const accounts: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      accounts.push((await t.send('POST', '/v3/accounts', key, { name: `C ${i}`, email: 'c@example.com', currency: 'USD' })).body.data.id);
+    }
+    const cards = [CARDS.visa, CARDS.mastercard, CARDS.declined];
+    const create = (account: string, i: number) =>
+      t.send('POST', '/v3/payments', key, { account_id: account, amount: 100 + i, currency: 'USD', capture: i % 2 === 0, card: card(cards[i % cards.length]) });
+    for (const pick of [() => accounts[0], (i: number) => accounts[i % accounts.length]]) {
+      const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => create(pick(i), i)));
+      expect(answers.map((r) => r.status)).toEqual(Array(16).fill(201));
+      expect(await mismatches()).toEqual([]);
+      expect(await bucketMismatches()).toEqual([]);
+    }
+  }, 60_000);
+
+  it('let no payment in after a close: payments racing a close are taken before it or refused', async () => {
+    const { id: tenantId, key } = await t.tenant('counts-close-race');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'R', email: 'r@example.com', currency: 'USD' })).body.data.id;
+    const create = (i: number) => t.send('POST', '/v3/payments', key, { account_id: account, amount: 100 + i, currency: 'USD', card: card(CARDS.visa) });
+    const racing = Array.from({ length: 16 }, (_, i) => create(i));
+    const close = t.send('PATCH', `/v3/accounts/${account}`, key, { status: 'closed' });
+    const answers = await Promise.all(racing);
+    expect((await close).status).toBe(200);
+    expect(answers.every((r) => r.status === 201 || r.status === 409)).toBe(true);
+    // Every payment taken committed before the close did: the closed account's event comes after them all.
+    const events = await t.database.db.kysely.selectFrom('events').select(['type', 'resource_id']).where('tenant_id', '=', tenantId).orderBy('id').execute();
+    const closedAt = events.findIndex((e) => e.type === 'account.closed');
+    expect(events.slice(closedAt + 1).filter((e) => e.type.startsWith('payment.'))).toEqual([]);
+    expect((await create(99)).status).toBe(409);
+    expect(await mismatches()).toEqual([]);
+  }, 60_000);
+
+  it('hold a close back while a payment on the account is in flight (PostgreSQL: the payment shares the account row)', async (ctx) => {
+    if (t.database.db.dialect !== 'postgres') return ctx.skip(); // SQLite writes one transaction at a time
+    const { id: tenantId, key } = await t.tenant('counts-close-waits');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'W', email: 'w@example.com', currency: 'USD' })).body.data.id;
+    let release!: () => void;
+    const released = new Promise<void>((r) => (release = r));
+    let closed = false;
+    // A payment's transaction, stopped right after it checked the account (as insertPayment does first).
+    const payment = inWriteTransaction(t.database.db, async (write) => {
+      expect((await payableAccount(write, tenantId, account)).status).toBe('active');
+      await released;
+      expect(closed).toBe(false);
+    });
+    await new Promise((r) => setTimeout(r, 100));
+    const close = t.send('PATCH', `/v3/accounts/${account}`, key, { status: 'closed' }).then((r) => {
+      closed = true;
+      return r;
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    release();
+    await payment;
+    expect((await close).status).toBe(200);
+  }, 30_000);
 
   it('stay equal to count(*), and bucket counts to a rebuild from the rows, under random interleaved writes from two tenants', async () => {
     const tenants = [await t.tenant('counts-a'), await t.tenant('counts-b')];

@@ -1,0 +1,66 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { DatabaseSync } from 'node:sqlite';
+import type { CompiledQuery } from 'kysely';
+import { pgbenchText, sqliteParameters, type CapturedCreate } from './writeStatements.ts';
+
+const run = promisify(execFile);
+
+/**
+ * Transactions per second of `statements` replayed as one transaction each, with fresh unique
+ * values every time. PostgreSQL: pgbench, `connections` clients, prepared statements, the
+ * counter shard drawn at random per transaction. SQLite: one in-process connection (SQLite writes
+ * one transaction at a time), with the service's pragmas.
+ */
+export async function floorRate(
+  target: { dialect: 'sqlite' | 'postgres'; url: string },
+  statements: CompiledQuery[],
+  captured: CapturedCreate,
+  seconds: number,
+  connections: number,
+): Promise<number> {
+  if (target.dialect === 'sqlite') return sqliteLoop(target.url.replace(/^sqlite:(\/\/)?/, ''), statements, captured, seconds);
+  const script = [
+    '\\set u random(1, 1000000000000000)',
+    `\\set shard random(0, 15)`,
+    'begin;',
+    ...statements.map((s) => `${pgbenchText(s, captured.unique)};`),
+    'commit;',
+  ].join('\n');
+  const file = join(mkdtempSync(join(tmpdir(), 'write-floor-')), 'create.sql');
+  writeFileSync(file, `${script}\n`);
+  const url = new URL(target.url);
+  const options = url.searchParams.get('options') ?? '';
+  url.search = '';
+  const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, url.toString()], {
+    env: { ...process.env, PGOPTIONS: options },
+  });
+  const tps = /tps = ([0-9.]+)/.exec(stdout);
+  if (!tps) throw new Error(`pgbench printed no rate: ${stdout}`);
+  return Number(tps[1]);
+}
+
+function sqliteLoop(path: string, statements: CompiledQuery[], captured: CapturedCreate, seconds: number): number {
+  const db = new DatabaseSync(path);
+  db.exec('PRAGMA journal_mode = WAL');
+  db.exec('PRAGMA synchronous = NORMAL');
+  db.exec('PRAGMA foreign_keys = ON');
+  db.exec('PRAGMA busy_timeout = 5000');
+  const prepared = statements.map((s) => db.prepare(s.sql));
+  let runs = 0;
+  const started = performance.now();
+  const until = started + seconds * 1000;
+  while (performance.now() < until) {
+    const suffix = `-${process.pid}-${Date.now()}-${runs}`;
+    db.exec('begin immediate');
+    statements.forEach((s, i) => prepared[i].run(...(sqliteParameters(s, captured.unique, suffix) as Array<string | number | null>)));
+    db.exec('commit');
+    runs++;
+  }
+  const rate = runs / ((performance.now() - started) / 1000);
+  db.close();
+  return rate;
+}

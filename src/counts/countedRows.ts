@@ -1,0 +1,52 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Write } from '../db/writeTransaction.ts';
+import { adjustCounts, countRows, type CountDelta } from './listCounts.ts';
+import { adjustBuckets, bucketRows, type BucketDelta } from './listBuckets.ts';
+
+/**
+ * Adds a write's count and bucket deltas to the rows of its shard, in one statement on
+ * PostgreSQL. These rows are the ones every writer of a tenant locks (the whole list's slice,
+ * the current time bucket), and a row lock is held from the statement to the commit: so a write
+ * calls this once, as its last statement before the commit, and holds them for that one round
+ * trip and the commit only (docs/performance.md, "How a create is written").
+ *
+ * PostgreSQL: the list_counts upsert runs in a data-modifying CTE that the list_buckets upsert
+ * waits for (it reads the CTE's row count), so every writer locks count rows before bucket rows,
+ * each in the global order of mergeDeltas: two writers cannot deadlock. The rows go in as one
+ * array per column (unnest), so the statement's text is the same for any number of rows and is
+ * prepared once. SQLite: the two upserts of listCounts.ts and listBuckets.ts (a statement there
+ * is a function call, not a round trip).
+ */
+export async function writeCountedRows(write: Write, tenantId: string, counts: CountDelta[], buckets: BucketDelta[]): Promise<void> {
+  const { trx, shard } = write;
+  if (write.dialect === 'sqlite') {
+    await adjustCounts(trx, tenantId, counts, shard);
+    await adjustBuckets(trx, tenantId, buckets, shard);
+    return;
+  }
+  const c = countRows(tenantId, counts, shard);
+  const b = bucketRows(tenantId, buckets, shard);
+  const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
+  const countUpsert = sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
+    select ${tenantId}, * from unnest(${column(c, 'list')}::text[], ${column(c, 'account_id')}::text[], ${column(c, 'status')}::text[],
+      ${column(c, 'currency')}::text[], ${column(c, 'card_brand')}::text[], ${column(c, 'shard')}::smallint[], ${column(c, 'n')}::bigint[])
+    where true
+    on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`;
+  const bucketUpsert = (
+    after: RawBuilder<unknown>,
+  ) => sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
+    select ${tenantId}, * from unnest(${column(b, 'list')}::text[], ${column(b, 'sort_key')}::text[], ${column(b, 'level')}::int[],
+      ${column(b, 'account_id')}::text[], ${column(b, 'status')}::text[], ${column(b, 'currency')}::text[], ${column(b, 'card_brand')}::text[],
+      ${column(b, 'bucket')}::bigint[], ${column(b, 'shard')}::smallint[], ${column(b, 'n')}::bigint[])
+    where ${after}
+    on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`;
+  if (b.length === 0) {
+    if (c.length > 0) await countUpsert.execute(trx);
+    return;
+  }
+  if (c.length === 0) {
+    await bucketUpsert(sql`true`).execute(trx);
+    return;
+  }
+  await sql`with counted as (${countUpsert} returning 1) ${bucketUpsert(sql`(select count(*) from counted) >= 0`)}`.execute(trx);
+}
