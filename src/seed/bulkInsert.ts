@@ -52,6 +52,9 @@ const PAYMENT_COLUMNS = [
 
 const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'record_id'] as const;
 
+/** SQLite's page cache during a load, in KiB (its peak adds at most this much to the process's RSS). */
+export const SQLITE_LOAD_CACHE_KIB = 256 * 1024;
+
 /** Count rows go in statements of at most this many (a batch adds to ~100k bucket rows). */
 const UPSERT_CHUNK = 10_000;
 
@@ -128,6 +131,12 @@ export async function openBulkInserter(db: Db): Promise<BulkInserter> {
 function sqliteInserter(db: Db): BulkInserter {
   if (db.native.dialect !== 'sqlite') throw new Error('not SQLite');
   const database = db.native.database;
+  // SQLite's default page cache is 2 MB: a load's index pages (13 indexes on payments, and
+  // list_buckets) were read back from the OS at every row, most of the load's time (measured:
+  // 200k payments 3× faster in wall time, a tenth of the system time). The connection's own
+  // cache, for the load only; the previous size comes back on close.
+  const cacheBefore = (database.prepare('pragma cache_size').get() as { cache_size: number }).cache_size;
+  database.exec(`pragma cache_size = -${SQLITE_LOAD_CACHE_KIB}`);
   const insert = (table: string, columns: readonly string[]) =>
     database.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
   const accounts = insert('accounts', ACCOUNT_COLUMNS);
@@ -165,7 +174,9 @@ function sqliteInserter(db: Db): BulkInserter {
   return {
     lanes: 1,
     batch: (work) => db.kysely.transaction().execute((trx) => work(trx, sink)),
-    async close() {},
+    async close() {
+      database.exec(`pragma cache_size = ${cacheBefore}`);
+    },
   };
 }
 
