@@ -34,7 +34,7 @@
  *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1.
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
- *   `--walk-rounds` alternating rounds; `--before <dir>` (a checkout of another commit with its
+ *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
  *   node_modules) adds that build's server to the alternation, for before ÷ after in one run.
  * - `--only replicas` (replicas.ts): a primary and a synchronous streaming standby of its own on
  *   loopback ports, the list cases served by the primary alone and with reads on the standby
@@ -77,8 +77,8 @@ const { values } = parseArgs({
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
     'outbox-only': { type: 'boolean', default: false },
-    /** With `--only floor`: a checkout of another commit whose server is measured beside ours. */
-    before: { type: 'string' },
+    /** `--only floor`: another checkout whose server is measured beside this one (before and after). */
+    against: { type: 'string' },
   },
 });
 const dialects = values.db.split(',') as BenchDialect[];
@@ -210,7 +210,7 @@ for (const dialect of onlyFloor ? dialects : []) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments, list cases against the floor`);
     const ds = await ensureDataset(dialect, size, log);
     const rounds = Number(values['walk-rounds']);
-    printFloorRounds(ds, await measureFloorRounds(ds, { seconds, connections, rounds, beforeDir: values.before, log }));
+    printFloorRounds(ds, await measureFloorRounds(ds, { seconds, connections, rounds, beforeDir: values.against, log }));
   }
 }
 
