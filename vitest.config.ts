@@ -9,10 +9,11 @@ const e2e = ['test/**/*.e2e.test.ts'];
 const system = ['test/**/*.system.test.ts'];
 /**
  * What the `pgbouncer` project runs through a transaction-pooling PgBouncer: lists of every shape,
- * writes, idempotency races, exports, events and webhooks, keys, time zones, settings and a mixed
- * load. (The whole PostgreSQL project passes through it too: start a PgBouncer in transaction mode
- * and run `--project postgres` with TEST_DATABASE_URL pointing at it, TEST_PG_ADMIN_URL at the
- * server and TEST_PG_POOLER=transaction, as the project below sets them.)
+ * writes, idempotency races, exports, events and webhooks, keys (a list's one statement carrying
+ * its key too), time zones, settings and a mixed load. (The whole PostgreSQL project passes through
+ * it too: start a PgBouncer in transaction mode and run `--project postgres` with TEST_DATABASE_URL
+ * pointing at it, TEST_PG_ADMIN_URL at the server and TEST_PG_POOLER=transaction, as the project
+ * below sets them.)
  */
 const throughPooler = [
   'test/db/poolerLoad.e2e.test.ts',
@@ -34,6 +35,7 @@ const throughPooler = [
   'test/events/events.e2e.test.ts',
   'test/webhooks/delivery.e2e.test.ts',
   'test/auth/access.e2e.test.ts',
+  'test/auth/knownKeys.e2e.test.ts',
   'test/counts/listCounts.e2e.test.ts',
 ];
 /** The test server itself, and a port for the `pgbouncer` project's PgBouncer in front of it. */

@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas|filters --outbox-only]
+ * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas|filters|writes|floor --against <checkout> --profile --outbox-only]
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -37,6 +37,9 @@
  *   range × currency; default sort and the range's own column), on the service and on the floor (up
  *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1.
  *
+ * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
+ *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
+ *   node_modules) adds that build's server to the alternation, for before ÷ after in one run.
  * - `--only replicas` (replicas.ts): a primary and a synchronous streaming standby of its own on
  *   loopback ports, the list cases served by the primary alone and with reads on the standby
  *   (DATABASE_REPLICA_URLS), alternated `--walk-rounds` times; what the replica check costs; and
@@ -65,6 +68,7 @@ import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
+import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
 
 const { values } = parseArgs({
   options: {
@@ -78,7 +82,7 @@ const { values } = parseArgs({
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
     'outbox-only': { type: 'boolean', default: false },
-    /** `--only writes`: another checkout whose server is measured beside this one (before and after). */
+    /** `--only writes` and `--only floor`: another checkout whose server is measured beside this one (before and after). */
     against: { type: 'string' },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
@@ -88,14 +92,15 @@ const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
-const SECTIONS = ['exports', 'pooler', 'replicas', 'filters', 'writes'];
+const SECTIONS = ['exports', 'pooler', 'replicas', 'filters', 'writes', 'floor'];
 if (values.only !== undefined && !SECTIONS.includes(values.only)) throw new Error(`--only knows the sections ${SECTIONS.join(', ')}; not ${values.only}`);
 const onlyExports = values.only === 'exports';
 const onlyPooler = values.only === 'pooler';
 const onlyReplicas = values.only === 'replicas';
 const onlyFilters = values.only === 'filters';
 const onlyWrites = values.only === 'writes';
-const withWriter = !values['no-writer'] && !onlyExports;
+const onlyFloor = values.only === 'floor';
+const withWriter = !values['no-writer'] && !onlyExports && !onlyFloor;
 const log = (line: string) => console.error(line);
 
 async function benchDataset(ds: Dataset): Promise<SizeResult> {
@@ -140,15 +145,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
         server.origin,
         floorServer.origin,
         ds.key,
-        {
-          'page 1': '/v3/payments',
-          'per_page=5000': '/v3/payments?per_page=5000',
-          'page at 90% depth': `/v3/payments?page=${deep}`,
-          'filter[status]=succeeded': '/v3/payments?filter[status]=succeeded',
-          'filter[status]=failed&sort=-amount': '/v3/payments?filter[status]=failed&sort=-amount',
-          'one account’s payments': `/v3/accounts/${account}/payments`,
-          accounts: '/v3/accounts',
-        },
+        await floorCasePaths(server.origin, ds.key),
         measure,
         ds.payments <= 1_000_000,
       );
@@ -215,6 +212,16 @@ for (const size of onlyReplicas ? sizes : []) {
   printReplicas(await measureReplicas({ payments: size, seconds, connections, rounds: Number(values['walk-rounds']), log }));
 }
 
+// `--only floor`: the list cases against the floor (and another build's server), nothing else.
+for (const dialect of onlyFloor ? dialects : []) {
+  for (const size of sizes) {
+    log(`${dialect}: dataset of ${size.toLocaleString('en')} payments, list cases against the floor`);
+    const ds = await ensureDataset(dialect, size, log);
+    const rounds = Number(values['walk-rounds']);
+    printFloorRounds(ds, await measureFloorRounds(ds, { seconds, connections, rounds, beforeDir: values.against, log }));
+  }
+}
+
 // `--only filters`: the filter shapes (filters.ts) on each database and size, nothing else.
 for (const dialect of onlyFilters ? dialects : []) {
   for (const size of sizes) {
@@ -246,7 +253,7 @@ for (const dialect of onlyWrites ? dialects : []) {
   );
 }
 
-for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onlyFilters || onlyWrites ? [] : dialects) {
+for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onlyFilters || onlyWrites || onlyFloor ? [] : dialects) {
   const results = new Map<number, SizeResult>();
   const exportResults = new Map<number, ExportsResult>();
   for (const size of sizes) {
@@ -273,4 +280,4 @@ for (const dialect of values['outbox-only'] || onlyPooler || onlyReplicas || onl
 }
 
 // `--only exports` runs nothing else.
-for (const dialect of onlyExports || onlyPooler || onlyReplicas || onlyFilters || onlyWrites ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));
+for (const dialect of onlyExports || onlyPooler || onlyReplicas || onlyFilters || onlyWrites || onlyFloor ? [] : dialects) printOutboxCost(await measureOutboxCost(dialect, { log }));

@@ -6,6 +6,8 @@ import { forbidden, unauthorized } from '../core/problem.ts';
 import { hashApiKey, type Scope } from './apiKey.ts';
 import { findKeyByHash } from './tenantQueries.ts';
 import { keyState, noteKeyUse } from './keyLifecycle.ts';
+import { keyGuard, KnownKeys, type KnownKey } from './knownKeys.ts';
+import type { StatementGuard } from '../db/guardedStatement.ts';
 
 export interface Caller {
   tenantId: string;
@@ -14,6 +16,12 @@ export interface Caller {
   keyHash: string;
   /** How far the primary's WAL had reached after the tenant's last acknowledged write (0: none recorded): a read goes to a replica only past it. */
   writtenUpTo: number;
+  /**
+   * Set while the key is taken from this instance's memory of it (knownKeys.ts), not yet checked
+   * for this request: the statement that reads the list carries the check (listing), or it is
+   * looked up before anything is answered. Cleared once settled either way.
+   */
+  unproven?: StatementGuard;
 }
 
 declare module 'fastify' {
@@ -29,14 +37,19 @@ declare module 'fastify' {
 /** The scheme's name is case-insensitive (RFC 9110 §11.1): `bearer` and `BEARER` are Bearer. */
 const BEARER = /^Bearer +([A-Za-z0-9_\-.~+/]{1,200}=*)$/i;
 
-async function callerOf(db: Kysely<Database>, request: FastifyRequest, withWritePosition: boolean): Promise<Caller> {
+/** The hash of the request's key; a missing or malformed header is refused before any lookup. */
+function keyHashOf(request: FastifyRequest): string {
   const header = request.headers.authorization;
   if (!header) throw unauthorized('Send an API key as Authorization: Bearer <key>.');
   const match = BEARER.exec(header);
   if (!match) throw unauthorized('The Authorization header must be Bearer <key>.');
-  const hash = hashApiKey(match[1]);
-  // No cache of keys: every request reads the key's row, so a revocation or an expiry holds
-  // from the next request on, on every instance.
+  return hashApiKey(match[1]);
+}
+
+/** The key's row, looked up now: the caller it makes, or the problem that refuses it. */
+async function lookUpCaller(db: Kysely<Database>, hash: string, withWritePosition: boolean): Promise<{ caller: Caller; key: KnownKey }> {
+  // No cache of keys: every request reads the key's row (here, or in the statement that reads its
+  // list: knownKeys.ts), so a revocation or an expiry holds from the next request on, on every instance.
   const key = await findKeyByHash(db, hash, withWritePosition);
   if (!key || !sameHash(key.key_hash, hash)) throw unauthorized('The API key is not valid.');
   const now = new Date();
@@ -48,7 +61,11 @@ async function callerOf(db: Kysely<Database>, request: FastifyRequest, withWrite
     throw unauthorized(`The API key expired at ${key.expires_at}.${replaced}`);
   }
   noteKeyUse(db, key, now);
-  return { tenantId: key.tenant_id, scopes: key.scopes.split(',') as Scope[], keyHash: hash, writtenUpTo: Number(key.written_up_to ?? 0) };
+  const scopes = key.scopes.split(',') as Scope[];
+  return {
+    caller: { tenantId: key.tenant_id, scopes, keyHash: hash, writtenUpTo: Number(key.written_up_to ?? 0) },
+    key: { id: key.id, tenantId: key.tenant_id, scopes },
+  };
 }
 
 /**
@@ -67,14 +84,68 @@ function sameHash(stored: string, computed: string): boolean {
 /**
  * Authenticates every route that declares a scope, before its input is even validated. With read
  * replicas (`withWritePosition`), the caller carries the tenant's last write position too.
+ *
+ * A list route (`keyCheckedByList`) on a key this instance has found valid before goes on with
+ * what it found then, unproven: the list's own statement checks the key (valid at this moment, of
+ * that tenant, with the scope) and answers nothing if it fails, then the lookup runs and refuses
+ * it exactly as it would have here. Any other answer on an unproven key (an error, a 404, a 429)
+ * waits for the lookup first (settleUnprovenKey). Not with read replicas: the list may run on a
+ * replica while the key must be read on the primary, with the tenant's write position.
  */
 export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>, withWritePosition = false): void {
+  const known = new KnownKeys();
   app.decorateRequest('caller', null as unknown as Caller);
   app.addHook('onRequest', async (request) => {
     const needed = request.routeOptions.config.scope;
     if (!needed) return;
-    const caller = await callerOf(db, request, withWritePosition);
-    if (!caller.scopes.includes(needed)) throw forbidden(`This API key lacks the ${needed} scope.`);
-    request.caller = caller;
+    const hash = keyHashOf(request);
+    const remembered = !withWritePosition && request.routeOptions.config.keyCheckedByList ? known.get(hash) : undefined;
+    if (remembered?.scopes.includes(needed)) {
+      const caller: Caller = { tenantId: remembered.tenantId, scopes: remembered.scopes, keyHash: hash, writtenUpTo: 0 };
+      const settled = () => (caller.unproven = undefined);
+      const lookUp = async () => {
+        try {
+          const found = await authenticated(hash, needed);
+          // Rows never change tenant; were it ever so, nothing read for the remembered one may be answered.
+          if (found.tenantId !== caller.tenantId) throw new Error('an API key changed tenant between two requests');
+        } catch (error) {
+          known.forget(hash);
+          throw error;
+        }
+      };
+      caller.unproven = keyGuard(db, hash, remembered, needed, new Date(), lookUp, settled);
+      request.caller = caller;
+      return;
+    }
+    request.caller = await authenticated(hash, needed);
   });
+  // A response is never sent on an unproven key: the lookup settles it first (a no-op once settled).
+  app.addHook('onSend', (request, _reply, payload, done) => {
+    const unproven = request.caller?.unproven;
+    if (!unproven) return done(null, payload);
+    unproven.check().then(() => done(null, payload), done);
+  });
+
+  async function authenticated(hash: string, needed: Scope): Promise<Caller> {
+    const { caller, key } = await lookUpCaller(db, hash, withWritePosition);
+    if (!caller.scopes.includes(needed)) throw forbidden(`This API key lacks the ${needed} scope.`);
+    known.remember(hash, key);
+    return caller;
+  }
+}
+
+/**
+ * Before an error is answered: settles an unproven key (registerAuthentication) by its lookup,
+ * and returns the problem that refuses it, if it is refused; undefined when the key holds (or was
+ * proven already) and the error stands.
+ */
+export async function settleUnprovenKey(request: FastifyRequest): Promise<unknown> {
+  const unproven = request.caller?.unproven;
+  if (!unproven) return undefined;
+  try {
+    await unproven.check();
+    return undefined;
+  } catch (refusal) {
+    return refusal;
+  }
 }

@@ -60,8 +60,10 @@ type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 're
 };
 
 /**
- * The key with this hash, revoked and expired ones too: the caller says which it is. Every
- * request runs it, so it is compiled once per database handle and prepared by name on PostgreSQL.
+ * The key with this hash, revoked and expired ones too: the caller says which it is. Nearly every
+ * request runs it (a list request on a key its instance knows checks the key in the page's own
+ * statement instead: knownKeys.ts), so it is compiled once per database handle and prepared by
+ * name on PostgreSQL.
  * With read replicas (`withWritePosition`), the tenant's last write position too, read on the
  * primary at the request's start in the same statement: where its reads may run
  * (db/readReplicas.ts), at no round trip of its own. Without, the statement is the key alone

@@ -5,6 +5,7 @@ import { noRouteDetail } from '../versioning/unknownVersion.ts';
 import { databaseProblem, poolerHint } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 import { ClientGone, clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
+import { settleUnprovenKey } from '../auth/authenticate.ts';
 
 /** The field errors of a failed schema validation (a route's querystring may word its own). */
 export function schemaFieldErrors(request: FastifyRequest, error: FastifyError): FieldErrors {
@@ -48,7 +49,11 @@ export function sendProblem(reply: FastifyReply, problem: Problem) {
 }
 
 export function registerProblemRendering(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | Problem, request, reply) => {
+  app.setErrorHandler(async (thrown: FastifyError | Problem, request, reply) => {
+    // On a key not yet checked for this request (a list route's, auth/authenticate.ts), nothing
+    // is answered before its lookup: a key refused now gets its own problem, as it would have first.
+    const refusal = (await settleUnprovenKey(request)) as FastifyError | Problem | undefined;
+    const error = refusal ?? thrown;
     const problem = toProblem(request, error);
     if (error instanceof ClientGone) request.log.debug({ err: error }, 'client went away before its request was answered');
     else if (isClientAbort(request.raw, error)) request.log.debug({ err: error }, 'client went away before the request was complete');

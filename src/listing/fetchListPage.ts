@@ -6,6 +6,7 @@ import { isBucketed } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
+import { guardedStatement, type StatementGuard } from '../db/guardedStatement.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
@@ -436,19 +437,36 @@ export function bucketPageQuery(
 
 /**
  * PostgreSQL: the one statement's rows straight to the sink as they arrive (streamRowTexts.ts),
- * each `(total, resource)`; one row with a null resource when the page has none.
+ * each `(total, resource)`; one row with a null resource when the page has none. With a guard,
+ * the statement carries it (db/guardedStatement.ts): undefined when no row came, the guard failed.
  */
-async function streamedPage(db: Db, compiled: CompiledQuery, offset: number, how: PageStrategy, add: PageRowSink): Promise<WrittenPage> {
+async function streamedPage(
+  db: Db,
+  compiled: CompiledQuery,
+  offset: number,
+  how: PageStrategy,
+  add: PageRowSink,
+  guard: StatementGuard | undefined,
+): Promise<WrittenPage | undefined> {
   if (db.native.dialect !== 'postgres') throw new Error('streamedPage is for PostgreSQL');
   let total = 0;
   let count = 0;
-  await streamRowTexts(db.native.pool, compiled, (fields) => {
-    if (count === 0) total = Number(fields[0]);
+  let seen = 0;
+  let noted = false;
+  await streamRowTexts(db.native.pool, guard ? guardedStatement(compiled, guard.select.compile()) : compiled, (fields) => {
+    if (seen++ === 0) {
+      total = Number(fields[0]);
+      noted = fields[2] === 't';
+    }
     const resource = fields[1];
     if (resource === null) return;
     add(resource);
     count++;
   });
+  if (guard) {
+    if (seen === 0) return undefined;
+    guard.held(noted);
+  }
   return { total, count, strategy: offset >= total ? 'past-end' : how };
 }
 
@@ -459,6 +477,11 @@ async function streamedPage(db: Db, compiled: CompiledQuery, offset: number, how
  * maintained counts for counted slices, else from count(*); deep pages of counted slices are
  * placed through bucket counts (findInBuckets.ts), in the statement that reads them. The rows go
  * to `add` in order (on PostgreSQL as the driver parses them, when one statement answers).
+ *
+ * `guard`: the caller's key, not yet checked for this request (auth/authenticate.ts). On
+ * PostgreSQL the one statement checks it as it reads the page (no row unless it holds: then its
+ * own lookup says why, and nothing was sent to `add`); otherwise it is looked up first. SQLite
+ * has no round trip to save: the lookup is an index probe in the process, as on every route.
  */
 export async function writeListPage(
   ctx: ListContext,
@@ -467,23 +490,32 @@ export async function writeListPage(
   query: ListQuery,
   paging: PageParams,
   add: PageRowSink,
+  guard?: StatementGuard,
 ): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
   const list = listRequest(table, scope, plannedQuery(dialect, query));
-  if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   const how = search ? 'buckets' : 'offset';
-  // One statement is one snapshot: total and rows together, one round trip.
-  if (offset < tuning.plainOffsetUpTo || search) {
+  const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
+  if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
+  // After the key's check: nothing of the tenant's is read for a key not yet proven.
+  if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
+  // One statement is one snapshot: total and rows together, one round trip (the key's check too).
+  if (oneStatement) {
     const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? pageStatement(db, dialect, list, paging, search).compile();
     // Bucket counts that disagree with the rows cannot happen (one snapshot, kept by every write);
     // if they ever did, the page is found the slow exact way rather than answered empty (nothing
     // went to the sink then). On SQLite a page with no rows says nothing of the total: both are
     // read again in a transaction.
     if (dialect === 'postgres') {
-      const page = await streamedPage(ctx.db, compiled, offset, how, add);
+      const page = await streamedPage(ctx.db, compiled, offset, how, add, guard);
+      if (!page) {
+        // The key failed the check: its lookup throws what refuses it. Held meanwhile: read again, checked.
+        await guard?.check();
+        return writeListPage(ctx, table, scope, query, paging, add);
+      }
       if (page.count > 0 || page.strategy === 'past-end') return page;
     } else {
       const page = pageOfRows((await db.executeQuery<RowWithTotal>(compiled)).rows, offset, how);
@@ -505,8 +537,15 @@ function written({ total, rows, strategy }: ListPage, add: PageRowSink): Written
 }
 
 /** One page of a list and its exact total, its rows at hand (writeListPage). */
-export async function fetchListPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+export async function fetchListPage(
+  ctx: ListContext,
+  table: ListTable,
+  scope: ListScope,
+  query: ListQuery,
+  paging: PageParams,
+  guard?: StatementGuard,
+): Promise<ListPage> {
   const rows: string[] = [];
-  const { total, strategy } = await writeListPage(ctx, table, scope, query, paging, (row) => rows.push(row));
+  const { total, strategy } = await writeListPage(ctx, table, scope, query, paging, (row) => rows.push(row), guard);
   return { total, rows, strategy };
 }

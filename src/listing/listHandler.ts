@@ -27,12 +27,18 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set on list routes (listRouteConfig): marks them as lists in the OpenAPI document. */
     listSpec?: ListSpec;
+    /** The route's list statement can carry the key's check (db/guardedStatement.ts): auth may leave the key to it (auth/authenticate.ts). */
+    keyCheckedByList?: boolean;
   }
 }
 
 /** A list route's config: its spec (the OpenAPI document reads it) and how its query errors are worded (all in one 422). */
 export function listRouteConfig(spec: ListSpec, offer?: RepresentationOffer) {
-  return { listSpec: spec, queryFieldErrors: (errors: readonly SchemaError[], query: unknown) => listSchemaFieldErrors(spec, offer, errors, query) };
+  return {
+    listSpec: spec,
+    keyCheckedByList: true,
+    queryFieldErrors: (errors: readonly SchemaError[], query: unknown) => listSchemaFieldErrors(spec, offer, errors, query),
+  };
 }
 
 /** What a list endpoint is: which table, with which filters and sorts, scoped how. */
@@ -63,7 +69,9 @@ export function listHandler(endpoint: ListEndpoint) {
       // as it is. Fieldsets alone trim each row as it comes; expansions load the page's together.
       const trim = wanted && representation ? rowTrimmer(representation, wanted) : undefined;
       if (wanted && representation && !trim) {
-        const page = await tenantRead(lists.reads, lists.db, request, reply, (db) => fetchListPage({ ...lists, db }, table, scope, query, paging));
+        const page = await tenantRead(lists.reads, lists.db, request, reply, (db) =>
+          fetchListPage({ ...lists, db }, table, scope, query, paging, request.caller.unproven),
+        );
         const rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
         const frame = pageFrame(request, reply, paging, page.total, rows.length, page.strategy);
         return reply.type('application/json; charset=utf-8').send(envelopeBody(rows, frame));
@@ -73,7 +81,8 @@ export function listHandler(endpoint: ListEndpoint) {
       const { page, body } = await tenantRead(lists.reads, lists.db, request, reply, async (db) => {
         const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
         try {
-          const page = await writeListPage({ ...lists, db }, table, scope, query, paging, trim ? (row) => body.add(trim(row)) : (row) => body.add(row));
+          const sink = trim ? (row: string) => body.add(trim(row)) : (row: string) => body.add(row);
+          const page = await writeListPage({ ...lists, db }, table, scope, query, paging, sink, request.caller.unproven);
           return { page, body };
         } catch (error) {
           body.release();

@@ -1,0 +1,88 @@
+import { resolve } from 'node:path';
+import type { Dataset } from './datasets.ts';
+import { startFloor } from './floor/againstFloor.ts';
+import { startServer, type RunningServer } from './server.ts';
+import { getJson, hammer, type Measured } from './scenarios.ts';
+
+/** The list cases the full run measures against the floor (main.ts), by name. */
+export async function floorCasePaths(origin: string, key: string): Promise<Record<string, string>> {
+  const first = await getJson(`${origin}/v3/payments?per_page=10`, key);
+  const deep = Math.max(2, Math.floor(first.meta.last_page * 0.9));
+  const account = (await getJson(`${origin}/v3/accounts?per_page=1`, key)).data[0].id as string;
+  return {
+    'page 1': '/v3/payments',
+    'per_page=5000': '/v3/payments?per_page=5000',
+    'page at 90% depth': `/v3/payments?page=${deep}`,
+    'filter[status]=succeeded': '/v3/payments?filter[status]=succeeded',
+    'filter[status]=failed&sort=-amount': '/v3/payments?filter[status]=failed&sort=-amount',
+    'one account’s payments': `/v3/accounts/${account}/payments`,
+    accounts: '/v3/accounts',
+  };
+}
+
+/** Each case's runs, in rounds: ours, another build of the service (`before`) when given, the floor. */
+export interface FloorRounds {
+  cases: Array<{ name: string; ours: Measured[]; before: Measured[]; floor: Measured[] }>;
+}
+
+/**
+ * `--only floor`: the list cases on the service and on the floor, alternated case by case for
+ * `rounds` rounds, without the rest of a dataset's run. With `beforeDir` (a checkout of another
+ * commit, its node_modules in place), that build's server runs beside ours on the same dataset
+ * and is measured in the same alternation: before ÷ after in one run on a noisy machine.
+ */
+export async function measureFloorRounds(
+  ds: Dataset,
+  options: { seconds: number; connections: number; rounds: number; beforeDir?: string; log: (line: string) => void },
+): Promise<FloorRounds> {
+  const servers: RunningServer[] = [];
+  try {
+    const ours = await startServer(ds.url);
+    servers.push(ours);
+    const before = options.beforeDir
+      ? await startServer(ds.url, { command: [resolve(options.beforeDir, 'src/cli/main.ts'), 'serve'], cwd: options.beforeDir })
+      : undefined;
+    if (before) servers.push(before);
+    const floor = await startFloor(ds.url);
+    servers.push(floor);
+    const paths = await floorCasePaths(ours.origin, ds.key);
+    const cases = Object.keys(paths).map((name) => ({ name, ours: [] as Measured[], before: [] as Measured[], floor: [] as Measured[] }));
+    const run = (name: string, url: string) => {
+      options.log(`  ${ds.dialect} ${ds.payments}: ${name}`);
+      return hammer(url, ds.key, options.seconds, options.connections);
+    };
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const c of cases) {
+        const path = paths[c.name];
+        c.ours.push(await run(`${c.name} (ours, round ${round})`, ours.origin + path));
+        if (before) c.before.push(await run(`${c.name} (before, round ${round})`, before.origin + path));
+        c.floor.push(await run(`${c.name} (the floor, round ${round})`, floor.origin + path));
+      }
+    }
+    return { cases };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+  }
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/** Per case, the median over rounds of each round's ratios (ours ÷ floor, before ÷ floor, ours ÷ before) and of the rates. */
+export function printFloorRounds(ds: Dataset, result: FloorRounds): void {
+  const withBefore = result.cases.some((c) => c.before.length > 0);
+  const rounds = result.cases[0]?.ours.length ?? 0;
+  console.log(`\n#### ${ds.dialect}, ${ds.payments.toLocaleString('en')} payments: ours ÷ the floor, req/s, median of ${rounds} alternating rounds\n`);
+  console.log(`| case | ours ÷ floor |${withBefore ? ' before ÷ floor | ours ÷ before |' : ''} ours · ${withBefore ? 'before · ' : ''}floor req/s |`);
+  console.log(`|---|---|${withBefore ? '---|---|' : ''}---|`);
+  for (const c of result.cases) {
+    const per = (a: Measured[], b: Measured[]) => median(a.map((m, i) => m.rps / b[i].rps)).toFixed(2);
+    const rates = [c.ours, ...(withBefore ? [c.before] : []), c.floor].map((m) => Math.round(median(m.map((x) => x.rps))).toLocaleString('en')).join(' · ');
+    const errors = [...c.ours, ...c.before, ...c.floor].reduce((sum, m) => sum + m.errors, 0);
+    const cells = [per(c.ours, c.floor), ...(withBefore ? [per(c.before, c.floor), per(c.ours, c.before)] : []), `${rates}${errors ? ` · ${errors} errors` : ''}`];
+    console.log(`| ${c.name} | ${cells.join(' | ')} |`);
+  }
+}
