@@ -3,6 +3,7 @@ import type { Dataset } from './datasets.ts';
 import { startFloor } from './floor/againstFloor.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
+import { median } from './median.ts';
 
 /** The list cases the full run measures against the floor (main.ts), by name. */
 export async function floorCasePaths(origin: string, key: string): Promise<Record<string, string>> {
@@ -65,11 +66,6 @@ export async function measureFloorRounds(
   }
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /** Per case, the median over rounds of each round's ratios (ours ÷ floor, before ÷ floor, ours ÷ before) and of the rates. */
 export function printFloorRounds(ds: Dataset, result: FloorRounds): void {

@@ -27,6 +27,7 @@ import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.t
 import { startDeliverySender } from '../../src/webhooks/deliverySender.ts';
 import { DEFAULT_WEBHOOK_SETTINGS } from '../../src/config/loadConfig.ts';
 import type { BenchDialect } from './datasets.ts';
+import { median } from './median.ts';
 
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
@@ -43,7 +44,6 @@ export interface OutboxResult {
   delivery: Array<{ endpoints: number; events: number; seconds: number; perSecond: number }>;
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 async function scratchDatabase(dialect: BenchDialect): Promise<{ db: Db; drop: () => Promise<void> }> {
   if (dialect === 'sqlite') {

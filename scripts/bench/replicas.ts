@@ -9,6 +9,7 @@ import { BENCH_TENANT, cli } from './datasets.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { startWriter, type WriterStats } from './writer.ts';
+import { median } from './median.ts';
 
 export interface ReplicasResult {
   payments: number;
@@ -27,7 +28,6 @@ export interface ReplicasResult {
   underWriter: { measured: Measured; reads: Record<string, number>; lagMs: { p50: number; p99: number; max: number }; lagBytes: { p50: number; max: number } };
 }
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))] ?? Number.NaN;
 
 /** `db_reads_total` by `target/reason`. */

@@ -34,6 +34,7 @@ import { topFunctions } from './profile/topFunctions.ts';
 import { captureCreate, type CapturedCreate } from './writeStatements.ts';
 import { floorRate } from './writeFloors.ts';
 import type { BenchDialect } from './datasets.ts';
+import { median } from './median.ts';
 
 const run = promisify(execFile);
 const PG_BASE = process.env.BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -379,7 +380,6 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
 
 /** CPU milliseconds per create, the median over the rounds: less swayed by other load on the machine than creates/s. */
 const cpuPerCreate = (runs: Run[], of: 'serverCores' | 'databaseCores') => median(runs.map((x) => (x[of] * 1000) / x.rps)).toFixed(2);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const f0 = (x: number) => x.toFixed(0);
 
 export function printWrites(r: WritesResult): void {

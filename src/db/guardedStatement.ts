@@ -5,7 +5,7 @@ import { PREPARED } from './preparedStatements.ts';
  * A condition a statement's answer depends on, checked by that statement itself: its select
  * yields one row when the condition holds and none when not, so the guarded statement answers
  * nothing at all unless it held at that moment (one snapshot, one round trip). Auth's key check
- * is one (auth/provisionalCaller.ts): the key valid, of that tenant, with the scope, at request time.
+ * is one (auth/knownKeys.ts): the key valid, of that tenant, with the scope, at request time.
  */
 export interface StatementGuard {
   /** One row when the condition holds, none when not; its one column `noted` (a boolean) comes back with every row. */
