@@ -1,6 +1,6 @@
 import { DatabaseSync } from 'node:sqlite';
 import { Kysely, sql } from 'kysely';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { nodeSqliteDialect } from '../../src/db/nodeSqliteDialect.ts';
 
 const raw = new DatabaseSync(':memory:');
@@ -19,8 +19,19 @@ const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the node:sqlite driver', () => {
   it('does not hand the loop over before a short statement that starts after an idle spell', async () => {
-    await idle(20);
-    expect(await loopTurnedDuring(() => sql`select 1`.execute(db))).toBe(false);
+    // The driver's clock is frozen and moved by hand, so a busy machine pausing this process
+    // mid-statement cannot make the short statement look long; only the idle spell counts.
+    vi.useFakeTimers({ toFake: ['performance'] });
+    const frozen = new Kysely<Record<string, never>>({ dialect: nodeSqliteDialect(new DatabaseSync(':memory:')) });
+    try {
+      await sql`select 1`.execute(frozen);
+      await idle(1);
+      vi.advanceTimersByTime(20);
+      expect(await loopTurnedDuring(() => sql`select 1`.execute(frozen))).toBe(false);
+    } finally {
+      await frozen.destroy();
+      vi.useRealTimers();
+    }
   });
 
   it('hands the loop over while reading a result too long to read in one stretch', async () => {
