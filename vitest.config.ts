@@ -25,6 +25,8 @@ const throughPooler = [
   'test/listing/filtersAndSorting.e2e.test.ts',
   'test/listing/deepPages.e2e.test.ts',
   'test/listing/exactPages.property.e2e.test.ts',
+  'test/listing/everyFilterShape.property.e2e.test.ts',
+  'test/listing/rangedLists.e2e.test.ts',
   'test/listing/metadataSearch.e2e.test.ts',
   'test/listing/bigPages.e2e.test.ts',
   'test/representations/sparseFieldsets.e2e.test.ts',
