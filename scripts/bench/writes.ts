@@ -13,7 +13,9 @@
  *   from the service's write path (writeStatements.ts) and replayed by pgbench with the same
  *   number of clients (PostgreSQL) or in a loop on one connection (SQLite, one writer at a time);
  * - with `--against <dir>`, the same writes on a server started from another checkout (its own
- *   fresh database): before and after side by side.
+ *   fresh database): before and after side by side. The floors run on a fresh database of their
+ *   own and every server's waits are sampled, so neither side pays for them alone (when ours' did,
+ *   whichever checkout was `ours` came out 0.45–0.6× the other, the same code either way round).
  *
  * While ours writes on PostgreSQL, what its connections wait on is sampled every 20 ms from
  * pg_stat_activity (wait_event, or the state when none: `active` is working, `idle in
@@ -339,13 +341,19 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
   const { log } = options;
   const dirs: Array<[string, string]> = [['ours', resolve('.')], ...(options.against ? [['before', resolve(options.against)] as [string, string]] : [])];
   const targets: Target[] = [];
+  const floorTargets: Target[] = [];
   try {
     for (const [name, dir] of dirs) {
       log(`  ${dialect} writes: preparing ${name} (${dir})`);
       targets.push(await prepareTarget(dialect, name, dir));
     }
     const ours = targets[0];
-    const captured: CapturedCreate = await captureCreate(dialect, ours.url, ours.tenantId, ours.accounts[1]);
+    // The floors write thousands of creates into the same count rows: on a database of their own,
+    // so they do not leave ours' tables bigger and its hot rows' versions longer than before's.
+    log(`  ${dialect} writes: preparing the floors' database`);
+    const floorDb = await prepareTarget(dialect, 'floor', ours.dir);
+    floorTargets.push(floorDb);
+    const captured: CapturedCreate = await captureCreate(dialect, floorDb.url, floorDb.tenantId, floorDb.accounts[1]);
     const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], sqlFloorBefore0018: [], countedRows: captured.rows, waits: {} };
     for (const t of targets) {
       result.targets[t.name] = { spread: [], one: [] };
@@ -363,15 +371,16 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
         for (const t of round % 2 ? targets : [...targets].reverse()) {
           for (const mode of ['spread', 'one'] as const) {
             log(`  ${dialect} writes: round ${round}, ${t.name}, ${mode}`);
-            result.targets[t.name][mode].push(await measuredRun(servers.get(t.name)!, t, dialect, mode, options, t === ours ? waits[mode] : undefined));
+            // Every target's waits are sampled (the sampler costs the machine alike); ours' are printed.
+            result.targets[t.name][mode].push(await measuredRun(servers.get(t.name)!, t, dialect, mode, options, t === ours ? waits[mode] : new Map()));
           }
         }
         log(`  ${dialect} writes: round ${round}, plain INSERT transaction and the SQL floor`);
-        result.plainInsert.push(await floorRate({ dialect, url: ours.url }, [captured.paymentInsert], captured, options.seconds, options.connections));
+        result.plainInsert.push(await floorRate({ dialect, url: floorDb.url }, [captured.paymentInsert], captured, options.seconds, options.connections));
         // The slices' cost: the floor with and without migration 0018's slices, in alternating order.
         const floors = [
-          async () => result.sqlFloor.push(await floorRate({ dialect, url: ours.url }, captured.statements, captured, options.seconds, options.connections)),
-          async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: ours.url }, captured.before0018, captured, options.seconds, options.connections)),
+          async () => result.sqlFloor.push(await floorRate({ dialect, url: floorDb.url }, captured.statements, captured, options.seconds, options.connections)),
+          async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: floorDb.url }, captured.before0018, captured, options.seconds, options.connections)),
         ];
         for (const floor of round % 2 ? floors : floors.reverse()) await floor();
       }
@@ -393,7 +402,7 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
     result.load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     return result;
   } finally {
-    for (const t of targets) await t.drop();
+    for (const t of [...targets, ...floorTargets]) await t.drop();
   }
 }
 
