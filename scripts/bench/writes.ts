@@ -13,13 +13,16 @@
  *   from the service's write path (writeStatements.ts) and replayed by pgbench with the same
  *   number of clients (PostgreSQL) or in a loop on one connection (SQLite, one writer at a time);
  * - with `--against <dir>`, the same writes on a server started from another checkout (its own
- *   fresh database): before and after side by side.
+ *   fresh database): before and after side by side. The floors run on a fresh database of their
+ *   own and every server's waits are sampled, so neither side pays for them alone (when ours' did,
+ *   whichever checkout was `ours` came out 0.45–0.6× the other, the same code either way round).
  *
  * While ours writes on PostgreSQL, what its connections wait on is sampled every 20 ms from
  * pg_stat_activity (wait_event, or the state when none: `active` is working, `idle in
  * transaction` waits for the service), with the statement they wait in. Once per server, a
  * counting proxy (profile/pgWireCounter.ts) gives statements and round trips per create.
- * `--profile` adds a CPU profile of ours (`--cpu-prof`, WORKERS=1) during a spread run.
+ * `--profile` adds a CPU profile (`--cpu-prof`, WORKERS=1) of each server during a spread run:
+ * ours' top self time, and every server's CPU per create by group (profile/profileGroups.ts).
  */
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
@@ -31,6 +34,7 @@ import pg from 'pg';
 import { startServer, type RunningServer } from './server.ts';
 import { startPgWireCounter } from './profile/pgWireCounter.ts';
 import { topFunctions } from './profile/topFunctions.ts';
+import { profileGroups } from './profile/profileGroups.ts';
 import { captureCreate, type CapturedCreate } from './writeStatements.ts';
 import { floorRate } from './writeFloors.ts';
 import type { BenchDialect } from './datasets.ts';
@@ -88,6 +92,8 @@ export interface WritesResult {
   /** Sampled waits of ours' connections while it wrote (PostgreSQL): share of samples per wait and statement. */
   waits: Record<string, Array<[string, number]>>;
   profile?: { busyMs: number; top: Array<{ name: string; share: number }> };
+  /** Per target: CPU µs per create by group (profile/profileGroups.ts), from its own profiled spread run. */
+  profileGroups?: Record<string, { creates: number; busyMs: number; groups: Array<{ group: string; ms: number }> }>;
 }
 
 const cli = (dir: string, url: string, ...args: string[]) =>
@@ -308,32 +314,46 @@ async function wirePerCreate(target: Target, options: WritesOptions) {
   }
 }
 
-async function profileOurs(target: Target, dialect: BenchDialect, options: WritesOptions): Promise<WritesResult['profile']> {
+async function profileOurs(target: Target, dialect: BenchDialect, options: WritesOptions) {
   const dir = mkdtempSync(join(tmpdir(), 'writes-profile-'));
   const server = await serve(target.dir, target.url, { nodeArgs: ['--cpu-prof', '--cpu-prof-dir', dir], env: { WORKERS: '1' } });
+  let creates: number;
   try {
-    options.log(`  ${dialect} writes: CPU profile of a spread run`);
-    await hammerCreates(server.origin, target, 'spread', options.seconds, options.connections);
+    options.log(`  ${dialect} writes: CPU profile of a spread run, ${target.name}`);
+    creates = (await hammerCreates(server.origin, target, 'spread', options.seconds, options.connections)).rps * options.seconds;
   } finally {
     await server.stop();
   }
-  const [file] = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile'));
+  // The main thread's profile (SQLite's reader threads write theirs beside it, numbered after it).
+  const [file] = readdirSync(dir)
+    .filter((f) => f.endsWith('.cpuprofile'))
+    .sort();
   const { busyMs, top } = topFunctions(join(dir, file), 20);
+  const grouped = profileGroups(join(dir, file));
   options.log(`  profile kept in ${dir}`);
-  return { busyMs, top: top.map((f) => ({ name: f.name, share: f.share })) };
+  return {
+    profile: { busyMs, top: top.map((f) => ({ name: f.name, share: f.share })) },
+    groups: { creates, busyMs: grouped.busyMs, groups: grouped.groups.map(({ group, ms }) => ({ group, ms })) },
+  };
 }
 
 export async function measureWrites(dialect: BenchDialect, options: WritesOptions): Promise<WritesResult> {
   const { log } = options;
   const dirs: Array<[string, string]> = [['ours', resolve('.')], ...(options.against ? [['before', resolve(options.against)] as [string, string]] : [])];
   const targets: Target[] = [];
+  const floorTargets: Target[] = [];
   try {
     for (const [name, dir] of dirs) {
       log(`  ${dialect} writes: preparing ${name} (${dir})`);
       targets.push(await prepareTarget(dialect, name, dir));
     }
     const ours = targets[0];
-    const captured: CapturedCreate = await captureCreate(dialect, ours.url, ours.tenantId, ours.accounts[1]);
+    // The floors write thousands of creates into the same count rows: on a database of their own,
+    // so they do not leave ours' tables bigger and its hot rows' versions longer than before's.
+    log(`  ${dialect} writes: preparing the floors' database`);
+    const floorDb = await prepareTarget(dialect, 'floor', ours.dir);
+    floorTargets.push(floorDb);
+    const captured: CapturedCreate = await captureCreate(dialect, floorDb.url, floorDb.tenantId, floorDb.accounts[1]);
     const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], sqlFloorBefore0018: [], countedRows: captured.rows, waits: {} };
     for (const t of targets) {
       result.targets[t.name] = { spread: [], one: [] };
@@ -351,15 +371,16 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
         for (const t of round % 2 ? targets : [...targets].reverse()) {
           for (const mode of ['spread', 'one'] as const) {
             log(`  ${dialect} writes: round ${round}, ${t.name}, ${mode}`);
-            result.targets[t.name][mode].push(await measuredRun(servers.get(t.name)!, t, dialect, mode, options, t === ours ? waits[mode] : undefined));
+            // Every target's waits are sampled (the sampler costs the machine alike); ours' are printed.
+            result.targets[t.name][mode].push(await measuredRun(servers.get(t.name)!, t, dialect, mode, options, t === ours ? waits[mode] : new Map()));
           }
         }
         log(`  ${dialect} writes: round ${round}, plain INSERT transaction and the SQL floor`);
-        result.plainInsert.push(await floorRate({ dialect, url: ours.url }, [captured.paymentInsert], captured, options.seconds, options.connections));
+        result.plainInsert.push(await floorRate({ dialect, url: floorDb.url }, [captured.paymentInsert], captured, options.seconds, options.connections));
         // The slices' cost: the floor with and without migration 0018's slices, in alternating order.
         const floors = [
-          async () => result.sqlFloor.push(await floorRate({ dialect, url: ours.url }, captured.statements, captured, options.seconds, options.connections)),
-          async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: ours.url }, captured.before0018, captured, options.seconds, options.connections)),
+          async () => result.sqlFloor.push(await floorRate({ dialect, url: floorDb.url }, captured.statements, captured, options.seconds, options.connections)),
+          async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: floorDb.url }, captured.before0018, captured, options.seconds, options.connections)),
         ];
         for (const floor of round % 2 ? floors : floors.reverse()) await floor();
       }
@@ -370,11 +391,18 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
       const total = [...waits[mode].values()].reduce((a, b) => a + b, 0);
       result.waits[mode] = [...waits[mode].entries()].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([k, n]) => [k, Math.round((n / total) * 1000) / 10]);
     }
-    if (options.profile) result.profile = await profileOurs(ours, dialect, options);
+    if (options.profile) {
+      result.profileGroups = {};
+      for (const t of targets) {
+        const { profile, groups } = await profileOurs(t, dialect, options);
+        if (t === ours) result.profile = profile;
+        result.profileGroups[t.name] = groups;
+      }
+    }
     result.load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
     return result;
   } finally {
-    for (const t of targets) await t.drop();
+    for (const t of [...targets, ...floorTargets]) await t.drop();
   }
 }
 
@@ -429,5 +457,19 @@ export function printWrites(r: WritesResult): void {
   if (r.profile) {
     console.log(`\nCPU profile of ours (spread run, busy ${(r.profile.busyMs / 1000).toFixed(1)} s), top self time:\n`);
     for (const f of r.profile.top) console.log(`- ${(f.share * 100).toFixed(1)} % \`${f.name}\``);
+  }
+  if (r.profileGroups) {
+    const names = Object.keys(r.profileGroups);
+    const perCreate = (name: string, group: string) => {
+      const p = r.profileGroups![name];
+      const ms = group === 'all' ? p.busyMs : (p.groups.find((g) => g.group === group)?.ms ?? 0);
+      return ((ms / p.creates) * 1000).toFixed(0);
+    };
+    const groups = [...new Set(names.flatMap((n) => r.profileGroups![n].groups.map((g) => g.group)))];
+    console.log(`\nThe profiled spread runs' CPU per create by group, µs (profile/profileGroups.ts; the server's start left out):\n`);
+    console.log(`| group | ${names.join(' | ')} |`);
+    console.log(`|---|${names.map(() => '---:').join('|')}|`);
+    for (const g of groups) console.log(`| ${g} | ${names.map((n) => perCreate(n, g)).join(' | ')} |`);
+    console.log(`| all (busy) | ${names.map((n) => perCreate(n, 'all')).join(' | ')} |`);
   }
 }

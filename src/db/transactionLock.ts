@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type Insertable, type Transaction } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
 
 /**
@@ -11,6 +11,14 @@ export const ABANDONED_TRANSACTION_MS = 5_000;
 /** PostgreSQL 14+: how often a running statement checks that its client is still there. */
 const CLIENT_CHECK_MS = 1_000;
 
+/** The lock's call and its transaction's bounds (below), as select-list columns; `locked` is the lock's answer. */
+function lockColumns(name: string) {
+  return sql`pg_try_advisory_xact_lock(hashtextextended(${name}::text, 0)) as locked,
+           set_config('idle_in_transaction_session_timeout', ${String(ABANDONED_TRANSACTION_MS)}, true) as idle_timeout,
+           case when current_setting('server_version_num')::int >= 140000
+             then set_config('client_connection_check_interval', ${String(CLIENT_CHECK_MS)}, true) end as client_check`;
+}
+
 /**
  * Takes a lock on `name` until the transaction ends, or answers false at once when another
  * transaction holds it, on any instance. PostgreSQL: a transaction-scoped advisory lock, and the
@@ -18,13 +26,35 @@ const CLIENT_CHECK_MS = 1_000;
  * for a row lock, say) whose client died, by the client check (without it the statement would
  * run on to its end before noticing). SQLite: a write transaction holds the whole file, so no
  * other can be running: always true.
+ *
+ * Then, only when the lock was taken, inserts `row` into `table` unless a row with the same
+ * `conflict` columns is there (`inserted` says whether it went in): one statement and one round
+ * trip on PostgreSQL, where the lock and the insert were two. The insert waits for nothing when the lock is refused (a row another
+ * transaction inserted and has not committed would make it wait for that transaction): its
+ * select reads the lock's answer first.
  */
-export async function tryTransactionLock(trx: Transaction<Database>, dialect: Dialect, name: string): Promise<boolean> {
-  if (dialect === 'sqlite') return true;
-  const { rows } = await sql<{ locked: boolean }>`
-    select pg_try_advisory_xact_lock(hashtextextended(${name}::text, 0)) as locked,
-           set_config('idle_in_transaction_session_timeout', ${String(ABANDONED_TRANSACTION_MS)}, true) as idle_timeout,
-           case when current_setting('server_version_num')::int >= 140000
-             then set_config('client_connection_check_interval', ${String(CLIENT_CHECK_MS)}, true) end as client_check`.execute(trx);
-  return rows[0]?.locked === true;
+export async function tryTransactionLockAndInsert<T extends keyof Database & string>(
+  trx: Transaction<Database>,
+  dialect: Dialect,
+  name: string,
+  table: T,
+  row: Insertable<Database[T]>,
+  conflict: Array<keyof Database[T] & string>,
+): Promise<{ locked: boolean; inserted: boolean }> {
+  if (dialect === 'sqlite') {
+    // biome-ignore lint/suspicious/noExplicitAny: any table's row; its type is checked at the call (Insertable<Database[T]>)
+    const result = await (trx.insertInto(table) as any)
+      .values(row)
+      .onConflict((oc: { columns: (c: string[]) => { doNothing: () => unknown } }) => oc.columns(conflict).doNothing())
+      .executeTakeFirst();
+    return { locked: true, inserted: Number(result.numInsertedOrUpdatedRows ?? 0) === 1 };
+  }
+  const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
+  // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).
+  const { rows } = await sql<{ locked: boolean; inserted: number }>`with lock as (select ${lockColumns(name)}),
+      claimed as (insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})
+        select ${sql.join(entries.map(([, value]) => sql`${value}`))} from lock where locked
+        on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing returning 1)
+    select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted`.execute(trx);
+  return { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1 };
 }

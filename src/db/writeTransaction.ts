@@ -1,10 +1,10 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
 import { isTransactionConflict } from './databaseErrors.ts';
 import type { Database, Dialect } from './schema.ts';
-import { tryTransactionLock } from './transactionLock.ts';
+import { tryTransactionLockAndInsert } from './transactionLock.ts';
 
 /**
  * What a write runs in: its transaction, and the counter shard its count deltas go to, chosen by
@@ -17,8 +17,17 @@ export interface Write {
   trx: Transaction<Database>;
   dialect: Dialect;
   shard: number;
-  /** A lock on `name` until this transaction ends, or false when another holds it (transactionLock.ts). */
-  tryLock(name: string): Promise<boolean>;
+  /**
+   * A lock on `name` until this transaction ends (`locked`: false when another holds it), then,
+   * only if it was taken, `row` inserted unless a row has its `conflict` columns: one round trip
+   * on PostgreSQL (transactionLock.ts).
+   */
+  tryLockAndInsert<T extends keyof Database & string>(
+    name: string,
+    table: T,
+    row: Insertable<Database[T]>,
+    conflict: Array<keyof Database[T] & string>,
+  ): Promise<{ locked: boolean; inserted: boolean }>;
 }
 
 /** Runs of one write transaction at most: the first and two more after a conflict. */
@@ -39,9 +48,14 @@ const RERUN_DELAY_MS = 20;
 export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.kysely
-        .transaction()
-        .execute((trx) => work({ trx, dialect: db.dialect, shard: pickShard(db.dialect), tryLock: (name) => tryTransactionLock(trx, db.dialect, name) }));
+      return await db.kysely.transaction().execute((trx) =>
+        work({
+          trx,
+          dialect: db.dialect,
+          shard: pickShard(db.dialect),
+          tryLockAndInsert: (name, table, row, conflict) => tryTransactionLockAndInsert(trx, db.dialect, name, table, row, conflict),
+        }),
+      );
     } catch (error) {
       if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(error)) throw error;
       await sleep(RERUN_DELAY_MS * attempt * (0.5 + Math.random()));

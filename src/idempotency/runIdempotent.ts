@@ -54,48 +54,44 @@ type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
  * for the first and gets the replay).
  */
 async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
-  // Named so that no tenant and key spell another's (the tenant's length first).
-  if (!(await write.tryLock(`idempotency:${tenantId.length}:${tenantId}${key}`))) throw conflictInFlight();
+  const row = { tenant_id: tenantId, key, request_hash: hash, created_at: new Date(now).toISOString() };
+  // Named so that no tenant and key spell another's (the tenant's length first). A new key (the
+  // usual case) is locked and claimed in one statement (one round trip on PostgreSQL).
+  const { locked, inserted } = await write.tryLockAndInsert(`idempotency:${tenantId.length}:${tenantId}${key}`, 'idempotency_keys', row, ['tenant_id', 'key']);
+  if (!locked) throw conflictInFlight();
+  if (inserted) return { claimed: true };
   const { trx } = write;
-  const insert = () =>
-    trx
-      .insertInto('idempotency_keys')
-      .values({
-        tenant_id: tenantId,
-        key,
-        request_hash: hash,
-        locked_until: null,
-        response_status: null,
-        response_body: null,
-        response_location: null,
-        created_at: new Date(now).toISOString(),
-      })
-      .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
-      .executeTakeFirst();
-  const inserted = async () => Number((await insert()).numInsertedOrUpdatedRows ?? 0) === 1;
-  // A new key (the usual case) costs one statement.
-  if (await inserted()) return { claimed: true };
-  const row = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
+  const insertedNow = async () =>
+    Number(
+      (
+        await trx
+          .insertInto('idempotency_keys')
+          .values(row)
+          .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
+          .executeTakeFirst()
+      ).numInsertedOrUpdatedRows ?? 0,
+    ) === 1;
+  const stored = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
   // Gone in between, or past its retention (not purged yet): a new key.
-  if (!row || Date.parse(row.created_at) < now - KEY_RETENTION_MS) {
-    if (row) await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
-    if (await inserted()) return { claimed: true };
+  if (!stored || Date.parse(stored.created_at) < now - KEY_RETENTION_MS) {
+    if (stored) await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
+    if (await insertedNow()) return { claimed: true };
     throw conflictInFlight(); // inserted by an instance of an earlier version, which takes no lock
   }
-  if (row.request_hash !== hash) {
+  if (stored.request_hash !== hash) {
     throw validationProblem(
       { 'Idempotency-Key': [issue('idempotency_key_reused', 'was already used with a different request; use a new key for a new request')] },
       'This Idempotency-Key belongs to another request.',
     );
   }
-  if (row.response_status !== null) {
+  if (stored.response_status !== null) {
     return {
       claimed: false,
-      replay: { status: row.response_status, body: JSON.parse(row.response_body ?? 'null'), location: row.response_location ?? undefined },
+      replay: { status: stored.response_status, body: JSON.parse(stored.response_body ?? 'null'), location: stored.response_location ?? undefined },
     };
   }
   // A claim committed on its own by an earlier version of this code: in flight until locked_until.
-  if (row.locked_until !== null && Date.parse(row.locked_until) > now) throw conflictInFlight();
+  if (stored.locked_until !== null && Date.parse(stored.locked_until) > now) throw conflictInFlight();
   return { claimed: true };
 }
 

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import type { PaymentTable } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
@@ -35,14 +35,41 @@ export async function payableAccount(write: Write, tenantId: string, accountId: 
 }
 
 /**
- * Writes a new payment: the account checked, the payment and its metadata, its events (created,
+ * Inserts the payment if its account is the caller's own and open, read under the shared row
+ * lock payableAccount takes, in one statement (a round trip less on PostgreSQL). When nothing
+ * went in, payableAccount says why (unknown or closed) under that lock; should the account have
+ * appeared meanwhile, open (committed between the two statements), the payment goes in after all.
+ */
+async function insertIntoPayableAccount(write: Write, tenantId: string, row: Selectable<PaymentTable>) {
+  const { trx } = write;
+  const columns = Object.keys(row) as Array<keyof PaymentTable & string>;
+  const inserted = await trx
+    .insertInto('payments')
+    .columns(columns)
+    .expression(
+      trx
+        .selectFrom('accounts')
+        // The values' types come from the payments' columns (an INSERT … SELECT's parameters take its target's types).
+        .select(columns.map((column) => sql.val(row[column]).as(column)))
+        .where('tenant_id', '=', tenantId)
+        .where('id', '=', row.account_id)
+        .where('status', '!=', 'closed')
+        .forShare(),
+    )
+    .executeTakeFirst();
+  if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
+  await payableAccount(write, tenantId, row.account_id);
+  await trx.insertInto('payments').values(row).execute();
+}
+
+/**
+ * Writes a new payment: the account checked with the payment's insert, the payment and its metadata, its events (created,
  * then the state the processor's answer moved it to) and their deliveries, and last, in one
  * statement, every count and bucket it changes (countedRows.ts says why last).
  */
 export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
   const { trx } = write;
   const { input, card, fingerprint, outcome } = payment;
-  await payableAccount(write, tenantId, input.account_id);
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
   const status = nextStatus('pending', event)!;
   const now = new Date().toISOString();
@@ -70,7 +97,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     created_at: now,
     updated_at: now,
   });
-  await trx.insertInto('payments').values(row).execute();
+  await insertIntoPayableAccount(write, tenantId, row);
   // A payment's metadata is set once, here: no later write changes it (migration 0016).
   await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
   // Created, then the state the processor's answer moved it to: one event per state change.
