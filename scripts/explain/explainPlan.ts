@@ -14,6 +14,8 @@ export interface PlanVerdict {
   indexConditions: string[];
   /** A list table's scan drops rows after reading them (PostgreSQL's `Filter`). */
   residualFilter: boolean;
+  /** Indexes the plan reads alone, no table row visited (PostgreSQL's Index Only Scan, SQLite's covering index). */
+  indexOnly: string[];
 }
 
 const COLUMNS = new Set([
@@ -56,7 +58,7 @@ function readsListRows(node: PgNode): boolean {
 }
 
 function pgVerdict(root: PgNode): PlanVerdict {
-  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
+  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false, indexOnly: [] };
   const visit = (node: PgNode, depth: number, underLimit: boolean) => {
     const on = node['Index Name'] ? ` using ${node['Index Name']}` : '';
     const cond = node['Index Cond'] ? ` [${node['Index Cond']}]` : '';
@@ -70,6 +72,7 @@ function pgVerdict(root: PgNode): PlanVerdict {
     // A sort of bucket counts (a few hundred rows) costs nothing that grows with the list.
     if (/Sort$/.test(node['Node Type']) && underLimit && readsListRows(node)) verdict.sortBeforeLimit = true;
     if (node['Index Name']) verdict.indexes.push(node['Index Name']);
+    if (node['Node Type'] === 'Index Only Scan' && node['Index Name']) verdict.indexOnly.push(node['Index Name']);
     for (const child of node.Plans ?? []) visit(child, depth + 1, underLimit || node['Node Type'] === 'Limit');
   };
   visit(root, 0, false);
@@ -85,7 +88,7 @@ function sortsListRows(rows: Array<{ id: number; parent: number; detail: string 
 
 function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string }>, topLimited: boolean): PlanVerdict {
   const depth = new Map<number, number>([[0, -1]]);
-  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false };
+  const verdict: PlanVerdict = { lines: [], fullScan: false, sortBeforeLimit: false, indexes: [], indexConditions: [], residualFilter: false, indexOnly: [] };
   for (const row of rows) {
     const d = (depth.get(row.parent) ?? -1) + 1;
     depth.set(row.id, d);
@@ -98,6 +101,7 @@ function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string 
     if (/USE TEMP B-TREE FOR .*ORDER BY/.test(row.detail) && (d > 0 || topLimited) && sortsListRows(rows, row)) verdict.sortBeforeLimit = true;
     const index = /USING (?:COVERING )?INDEX (\w+)(?: \((.*)\))?/.exec(row.detail);
     if (index) verdict.indexes.push(index[1]);
+    if (index && /USING COVERING INDEX/.test(row.detail)) verdict.indexOnly.push(index[1]);
     if (index?.[2] && /^SEARCH (payments|accounts)\b/.test(row.detail)) verdict.indexConditions.push(...columnsOf(index[2]));
   }
   return verdict;

@@ -107,7 +107,7 @@ const SAMPLE_VALUES: Record<string, string | number> = {
   id: 'pay_01JDQ7ZK3V6M8Y2W4T9N5R1B0C',
 };
 
-function parsedQuery(shape: ListShape) {
+export function parsedQuery(shape: ListShape) {
   const spec = shape.table === 'payments' ? paymentListSpec : accountListSpec;
   return parseListQuery(spec, parseQueryString(shape.query) as RawListQuery);
 }

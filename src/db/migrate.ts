@@ -17,6 +17,7 @@ import { orderedDeliveriesMigration } from './migrations/0015_ordered_deliveries
 import { metadataEntriesMigration } from './migrations/0016_metadata_entries.ts';
 import { tenantWritePositionsMigration } from './migrations/0017_tenant_write_positions.ts';
 import { countedDimensionsMigration } from './migrations/0018_counted_dimensions.ts';
+import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_created_indexes.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -45,6 +46,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0016_metadata_entries': metadataEntriesMigration(dialect),
     '0017_tenant_write_positions': tenantWritePositionsMigration(dialect),
     '0018_counted_dimensions': countedDimensionsMigration(dialect),
+    '0019_amount_in_created_indexes': amountInCreatedIndexesMigration(dialect),
   };
 }
 

@@ -122,6 +122,7 @@ describe('migrations', () => {
         '0016_metadata_entries',
         '0017_tenant_write_positions',
         '0018_counted_dimensions',
+        '0019_amount_in_created_indexes',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
