@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
 import { seedTenant, type SeedOptions } from '../../src/seed/seedTenant.ts';
-import { cli, countsVersusRebuild, rowsOf, startSlowSeed, totals } from '../support/seedChecks.ts';
+import { cli, countsVersusRebuild, rowsOf, startSlowSeed, totals, twoDatabases } from '../support/seedChecks.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 
@@ -66,14 +66,8 @@ async function untilLoading(db: Db, tenant: string, seed: string) {
 describe('seed in one transaction', () => {
   let database: TestDatabase;
   let reference: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    reference = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.drop();
-    await reference.drop();
-  });
+  beforeAll(async () => ({ database, reference } = await twoDatabases()));
+  afterAll(() => Promise.all([database.drop(), reference.drop()]));
 
   it('loading a table that holds fewer rows: readers see the load whole or not at all; counts exact; the rows batches make; indexes as before', async () => {
     const db = database.db;

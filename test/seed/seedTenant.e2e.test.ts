@@ -5,10 +5,10 @@ import { caseFold } from '../../src/listquery/caseFold.ts';
 import type { Db } from '../../src/db/database.ts';
 import { seedTenant } from '../../src/seed/seedTenant.ts';
 import { card } from '../support/cards.ts';
-import { cli, countsVersusRebuild, rowsOf, startSlowSeed, tenantId, totals } from '../support/seedChecks.ts';
+import { cli, countsVersusRebuild, rowsOf, startSlowSeed, tenantId, totals, twoDatabases } from '../support/seedChecks.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
-import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+import type { TestDatabase } from '../support/testDatabase.ts';
 
 const UNTIL = new Date('2026-11-01T00:00:00Z');
 
@@ -33,14 +33,8 @@ async function untilCommitted(db: Db, tenant: string, payments: number) {
 describe('seed in batches', () => {
   let database: TestDatabase;
   let reference: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    reference = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.drop();
-    await reference.drop();
-  });
+  beforeAll(async () => ({ database, reference } = await twoDatabases()));
+  afterAll(() => Promise.all([database.drop(), reference.drop()]));
 
   it('keeps counts and bucket counts equal to a rebuild; a completed run adds nothing; another seed adds', async () => {
     const db = database.db;

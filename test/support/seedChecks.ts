@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { sql } from 'kysely';
 import { recountTenant } from '../../src/counts/listCounts.ts';
 import type { Db } from '../../src/db/database.ts';
-import type { TestDatabase } from './testDatabase.ts';
+import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
 /** What the seed tests check a database with: the CLI, a tenant's rows, and its counts beside a rebuild. */
 
@@ -86,4 +86,9 @@ export async function totals(db: Db, tenant: string) {
       ).n,
     );
   return { accounts: await count('accounts'), payments: await count('payments') };
+}
+
+/** A database to seed and a reference one to compare it with. */
+export async function twoDatabases(): Promise<{ database: TestDatabase; reference: TestDatabase }> {
+  return { database: await createTestDatabase(), reference: await createTestDatabase() };
 }
