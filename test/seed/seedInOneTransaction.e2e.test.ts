@@ -99,7 +99,7 @@ describe('seed in one transaction', () => {
     await cli(reference, ...args, '--batched');
     expect(await rowsOf(db, 'load')).toEqual(await rowsOf(reference.db, 'load'));
     expect(await countsVersusRebuild(reference.db, 'load')).toEqual({ kept, rebuilt: kept });
-  }, 120_000);
+  }, 300_000);
 
   it('an error or the stop signal mid-load leaves the database as it was, indexes included; the run then loads whole', async () => {
     const db = database.db;
@@ -140,7 +140,7 @@ describe('seed in one transaction', () => {
     const { kept, rebuilt } = await countsVersusRebuild(db, 'undo');
     expect(kept).toEqual(rebuilt);
     expect(await paymentIndexes(db)).toEqual(before.indexes);
-  }, 120_000);
+  }, 300_000);
 
   it('a load killed midway leaves the database as it was, indexes included; the same command then loads it whole', async () => {
     // A database of its own: the load must be larger than what payments holds, to be one transaction.
@@ -168,5 +168,5 @@ describe('seed in one transaction', () => {
     } finally {
       await fresh.drop();
     }
-  }, 120_000);
+  }, 300_000);
 });
