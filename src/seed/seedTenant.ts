@@ -169,6 +169,17 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
   // rather than spreading each batch's ~100k bucket rows over every shard; other writers of the
   // tenant mostly pick other shards and do not wait on the seed's.
   const shard = pickShard(db.dialect);
+  /** What a failed write means: rows already there (a unique id) or progress that moved are another process on the same run. */
+  const takenOr = async (error: unknown) => {
+    const now = await findRun(db.kysely, {
+      tenantId: tenant.id,
+      seed: options.seed,
+      accounts: options.accounts,
+      payments: options.payments,
+      until: options.until,
+    });
+    return now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments) ? new SeedInputError(RUN_TAKEN) : error;
+  };
   if (await inOneTransaction(db, options.mode ?? 'auto', run.payments - done.payments)) {
     const inserter = await openBulkInserter(db);
     let finished: boolean;
@@ -186,6 +197,8 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
         onLoaded: (loaded) =>
           options.onProgress?.({ accounts: { done: loaded.accounts, total: run.accounts }, payments: { done: loaded.payments, total: run.payments }, before }),
       });
+    } catch (error) {
+      throw await takenOr(error);
     } finally {
       await inserter.close();
     }
@@ -280,17 +293,6 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     await Promise.allSettled(inFlight);
     await inserter.close();
   }
-  if (failure) {
-    // Rows that are already there (a unique id) or progress that moved: another process on the same run.
-    const now = await findRun(db.kysely, {
-      tenantId: tenant.id,
-      seed: options.seed,
-      accounts: options.accounts,
-      payments: options.payments,
-      until: options.until,
-    });
-    if (now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments)) throw new SeedInputError(RUN_TAKEN);
-    throw failure.error;
-  }
+  if (failure) throw await takenOr(failure.error);
   return result(run.finished_at ? 'completed' : 'interrupted');
 }
