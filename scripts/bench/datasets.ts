@@ -53,7 +53,8 @@ function cliShowingProgress(url: string, ...args: string[]): Promise<void> {
 /**
  * Builds a dataset through the seed command, or reuses it when it already holds exactly that
  * many payments. A seed that was interrupted (its run is recorded unfinished) is continued:
- * the same command picks it up from its last committed batch.
+ * the same command picks it up from its last committed batch, or starts over a load in one
+ * transaction (into a new dataset: seedTenant's default there), which left nothing behind.
  */
 export async function ensureDataset(dialect: BenchDialect, payments: number, log: (line: string) => void): Promise<Dataset> {
   const url = datasetUrl(dialect, payments);

@@ -24,9 +24,13 @@ const USAGE = `Usage: npm run --silent cli -- <command> [flags]
   keys revoke <prefix>                         refuse the key from the next request on (401)
   keys rotate <prefix> [--grace 24h]           print a new key with the same tenant and scopes; the
                                                old one works until the grace period ends, then 401
-  seed --tenant <name> --accounts N --payments M [--seed S] [--until ISO-8601] [--batch-size B]
-                                               add N accounts and M payments (deterministic), committed
-                                               in batches; the same command again continues an
+  seed --tenant <name> --accounts N --payments M [--seed S] [--until ISO-8601] [--batch-size B] [--batched]
+                                               add N accounts and M payments (deterministic). Into a
+                                               payments table holding fewer rows than M: ONE transaction
+                                               that locks payments until it commits (for loading a
+                                               database, not one a service is using; interrupted, it
+                                               leaves nothing). Otherwise, or with --batched, batches
+                                               that each commit. The same command again continues an
                                                interrupted run, or adds nothing once it completed
   serve                                        start the HTTP API (PORT, HOST)
 
@@ -68,6 +72,7 @@ const OPTIONS = {
   seed: { type: 'string' },
   until: { type: 'string' },
   'batch-size': { type: 'string' },
+  batched: { type: 'boolean' },
   expires: { type: 'string' },
   grace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
@@ -127,6 +132,7 @@ async function main(argv: string[]): Promise<void> {
         until: until.toISOString(),
         fingerprintSecret: loadConfig().cardFingerprintSecret,
         batchRows,
+        mode: values.batched ? 'batched' : 'auto',
         pauseMs: loadConfig().seedPauseMs || undefined,
       });
       return;
@@ -231,8 +237,8 @@ const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 }
 
 /**
  * `seed`, with progress on stderr. Ctrl-C (SIGINT) or SIGTERM stops it once the batches being
- * written commit (a second Ctrl-C stops at once: those are rolled back); either way the same
- * command continues the run later.
+ * written commit, or rolls back a load in one transaction (a second Ctrl-C stops at once: those
+ * are rolled back); either way the same command continues the run later.
  */
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   // Only `seed` needs a worker and a progress bar: other commands do not load them.
@@ -248,7 +254,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     if (stopping) process.exit(130);
     stopping = true;
     reporter.stop();
-    console.error('stopping once the batches being written commit (Ctrl-C again to stop at once)');
+    console.error('stopping once the batches being written commit, or rolling back a load in one transaction (Ctrl-C again to stop at once)');
     worker.postMessage('stop');
   };
   process.on('SIGINT', onSignal);

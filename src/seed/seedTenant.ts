@@ -5,6 +5,7 @@ import { countRows } from '../counts/listCounts.ts';
 import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
+import { seedInOneTransaction } from './seedInOneTransaction.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
 export { SeedInputError };
@@ -27,7 +28,17 @@ export interface SeedOptions {
   onProgress?: (progress: SeedProgress) => void;
   /** Waits this long after each batch (tests use it to stop a run midway; it also eases the load on a live database). */
   pauseMs?: number;
+  /**
+   * `one-transaction`: the rest of the run as one transaction with payments' secondary indexes
+   * built after the rows (seedInOneTransaction: fast, all or nothing, but payments is locked for
+   * the whole load); `batched`: batches that each commit (a service can go on using the
+   * database). `auto` (the default): one transaction when payments holds fewer rows than the
+   * run has left to add (a database being loaded), batches otherwise.
+   */
+  mode?: SeedMode;
 }
+
+export type SeedMode = 'auto' | 'one-transaction' | 'batched';
 
 export interface SeedProgress {
   accounts: { done: number; total: number };
@@ -69,9 +80,32 @@ interface Progress {
 }
 
 /**
+ * Whether the rest of a run goes in one transaction (SeedOptions.mode): in auto, when payments
+ * holds fewer rows than are left to add (rebuilding its indexes then costs less than keeping
+ * them, and nothing else is likely to be using the table). Counts at most `payments + 1` rows.
+ */
+async function inOneTransaction(db: Db, mode: SeedMode, payments: number): Promise<boolean> {
+  if (mode !== 'auto') return mode === 'one-transaction';
+  if (payments === 0) return false;
+  const { n } = await db.kysely
+    .selectFrom((eb) =>
+      eb
+        .selectFrom('payments')
+        .select('id')
+        .limit(payments + 1)
+        .as('some'),
+    )
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(n) <= payments;
+}
+
+/**
  * Adds exactly N accounts and M payments to a tenant (created if missing), in batches that
  * each commit their rows, the exact count and bucket deltas they make, and the run's progress
  * in one transaction: counts are right after every commit, whatever other writers do meanwhile.
+ * Or, loading a database (SeedOptions.mode), the rest of the run as one transaction
+ * (seedInOneTransaction.ts): all or nothing, counts exact at its commit.
  *
  * A run is identified by its arguments (tenant, seed, counts, until). Calling again with the
  * same arguments continues an interrupted run from its last committed batch, with the rows an
@@ -135,6 +169,44 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
   // rather than spreading each batch's ~100k bucket rows over every shard; other writers of the
   // tenant mostly pick other shards and do not wait on the seed's.
   const shard = pickShard(db.dialect);
+  /** What a failed write means: rows already there (a unique id) or progress that moved are another process on the same run. */
+  const takenOr = async (error: unknown) => {
+    const now = await findRun(db.kysely, {
+      tenantId: tenant.id,
+      seed: options.seed,
+      accounts: options.accounts,
+      payments: options.payments,
+      until: options.until,
+    });
+    return now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments) ? new SeedInputError(RUN_TAKEN) : error;
+  };
+  if (await inOneTransaction(db, options.mode ?? 'auto', run.payments - done.payments)) {
+    const inserter = await openBulkInserter(db);
+    let finished: boolean;
+    try {
+      finished = await seedInOneTransaction(db, inserter, {
+        runId: run.id,
+        basis,
+        from: { ...done },
+        existing,
+        own,
+        shard,
+        chunkRows: options.batchRows ?? POSTGRES_BATCH_ROWS,
+        signal: options.signal,
+        pauseMs: options.pauseMs,
+        onLoaded: (loaded) =>
+          options.onProgress?.({ accounts: { done: loaded.accounts, total: run.accounts }, payments: { done: loaded.payments, total: run.payments }, before }),
+      });
+    } catch (error) {
+      throw await takenOr(error);
+    } finally {
+      await inserter.close();
+    }
+    if (!finished) return result('interrupted');
+    Object.assign(done, { accounts: run.accounts, payments: run.payments });
+    report();
+    return result('completed');
+  }
   const inserter = await openBulkInserter(db);
   /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */
   const writeBatch = (from: Progress, to: Progress & { finished: boolean }, previous: Promise<unknown>) =>
@@ -221,17 +293,6 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     await Promise.allSettled(inFlight);
     await inserter.close();
   }
-  if (failure) {
-    // Rows that are already there (a unique id) or progress that moved: another process on the same run.
-    const now = await findRun(db.kysely, {
-      tenantId: tenant.id,
-      seed: options.seed,
-      accounts: options.accounts,
-      payments: options.payments,
-      until: options.until,
-    });
-    if (now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments)) throw new SeedInputError(RUN_TAKEN);
-    throw failure.error;
-  }
+  if (failure) throw await takenOr(failure.error);
   return result(run.finished_at ? 'completed' : 'interrupted');
 }

@@ -1,47 +1,16 @@
-import { execFile, spawn } from 'node:child_process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { promisify } from 'node:util';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
-import { recountTenant } from '../../src/counts/listCounts.ts';
 import { caseFold } from '../../src/listquery/caseFold.ts';
 import type { Db } from '../../src/db/database.ts';
 import { seedTenant } from '../../src/seed/seedTenant.ts';
 import { card } from '../support/cards.ts';
+import { cli, countsVersusRebuild, rowsOf, startSlowSeed, tenantId, totals, twoDatabases } from '../support/seedChecks.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
-import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+import type { TestDatabase } from '../support/testDatabase.ts';
 
-const run = promisify(execFile);
 const UNTIL = new Date('2026-11-01T00:00:00Z');
-
-function cliEnv(database: TestDatabase, extra: Record<string, string> = {}) {
-  return { ...process.env, ...database.env, LOG_LEVEL: 'silent', CARD_FINGERPRINT_SECRET: 'seed-test-secret', ...extra };
-}
-
-/** `cli seed …` on a database, to the end. */
-function cli(database: TestDatabase, ...args: string[]) {
-  return run(process.execPath, ['src/cli/main.ts', 'seed', ...args], { env: cliEnv(database) });
-}
-
-/** `cli seed …` started slowly (a pause after every batch), to be stopped midway. */
-function startSlowSeed(database: TestDatabase, args: string[], pauseMs: number) {
-  const child = spawn(process.execPath, ['src/cli/main.ts', 'seed', ...args], {
-    env: cliEnv(database, { SEED_PAUSE_MS: String(pauseMs) }),
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((done) =>
-    child.on('exit', (code, signal) => done({ code, signal, stderr })),
-  );
-  return { child, exited };
-}
-
-async function tenantId(db: Db, name: string): Promise<string> {
-  return (await db.kysely.selectFrom('tenants').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
-}
 
 /** Waits until a run of the tenant has committed at least `payments` payments (and is not finished). */
 async function untilCommitted(db: Db, tenant: string, payments: number) {
@@ -61,70 +30,11 @@ async function untilCommitted(db: Db, tenant: string, payments: number) {
   throw new Error(`no ${payments} payments committed for ${tenant}`);
 }
 
-/** A tenant's maintained counts and bucket counts next to what rebuilding them from its rows gives (the rebuild is rolled back). */
-async function countsVersusRebuild(db: Db, tenant: string) {
-  const id = await tenantId(db, tenant);
-  // Summed over the shards a counter's rows are spread over (PostgreSQL's writes pick one at random).
-  const read = async (kysely: Db['kysely']) => {
-    const counts = (
-      await sql<object>`select list, account_id, status, currency, card_brand, sum(n) as n from list_counts where tenant_id = ${id}
-        group by list, account_id, status, currency, card_brand having sum(n) <> 0`.execute(kysely)
-    ).rows;
-    const buckets = (
-      await sql<object>`select sort_key, level, account_id, status, currency, card_brand, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
-        group by sort_key, level, account_id, status, currency, card_brand, bucket having sum(n) <> 0`.execute(kysely)
-    ).rows;
-    const key = (r: object) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, k === 'n' || k === 'bucket' || k === 'level' ? Number(v) : v]));
-    return { counts: counts.map(key).sort(), buckets: buckets.map(key).sort() };
-  };
-  const kept = await read(db.kysely);
-  let rebuilt: typeof kept | undefined;
-  await db.kysely
-    .transaction()
-    .execute(async (trx) => {
-      await recountTenant(trx, db.dialect, id);
-      rebuilt = await read(trx);
-      throw new Error('roll back');
-    })
-    .catch(() => {});
-  return { kept, rebuilt: rebuilt! };
-}
-
-/** Every column of a tenant's accounts and payments but the tenant's id (it differs between databases). */
-async function rowsOf(db: Db, tenant: string) {
-  const id = await tenantId(db, tenant);
-  const accounts = await db.kysely.selectFrom('accounts').selectAll().where('tenant_id', '=', id).orderBy('id').execute();
-  const payments = await db.kysely.selectFrom('payments').selectAll().where('tenant_id', '=', id).orderBy('id').execute();
-  const strip = <T extends { tenant_id: string }>({ tenant_id: _, ...rest }: T) => rest;
-  return { accounts: accounts.map(strip), payments: payments.map(strip) };
-}
-
-async function totals(db: Db, tenant: string) {
-  const id = await tenantId(db, tenant);
-  const count = async (table: 'accounts' | 'payments') =>
-    Number(
-      (
-        await db.kysely
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .where('tenant_id', '=', id)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
-  return { accounts: await count('accounts'), payments: await count('payments') };
-}
-
 describe('seed in batches', () => {
   let database: TestDatabase;
   let reference: TestDatabase;
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    reference = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await database.drop();
-    await reference.drop();
-  });
+  beforeAll(async () => ({ database, reference } = await twoDatabases()));
+  afterAll(() => Promise.all([database.drop(), reference.drop()]));
 
   it('keeps counts and bucket counts equal to a rebuild; a completed run adds nothing; another seed adds', async () => {
     const db = database.db;
@@ -133,7 +43,16 @@ describe('seed in batches', () => {
       accounts: await db.kysely.selectFrom('accounts').select('id').execute(),
       payments: await db.kysely.selectFrom('payments').select('id').execute(),
     };
-    const options = { tenant: 'grow', accounts: 7, payments: 2500, seed: 'second', until: UNTIL, fingerprintSecret: 'test-secret', batchRows: 400 };
+    const options = {
+      tenant: 'grow',
+      accounts: 7,
+      payments: 2500,
+      seed: 'second',
+      until: UNTIL,
+      fingerprintSecret: 'test-secret',
+      batchRows: 400,
+      mode: 'batched' as const,
+    };
     const progress: number[] = [];
     const result = await seedTenant(db, { ...options, onProgress: (p) => progress.push(p.accounts.done + p.payments.done) });
     expect(result).toMatchObject({ accounts: 7, payments: 2500, outcome: 'completed', before: { accounts: 0, payments: 0 } });
@@ -180,7 +99,7 @@ describe('seed in batches', () => {
   });
 
   it('a run killed midway and run again ends with the rows an uninterrupted run makes, and says so; then adds nothing', async () => {
-    const args = ['--tenant', 'resume', '--accounts', '30', '--payments', '3000', '--seed', 'r'];
+    const args = ['--tenant', 'resume', '--accounts', '30', '--payments', '3000', '--seed', 'r', '--batched'];
     const slow = startSlowSeed(database, [...args, '--batch-size', '250'], 200);
     await untilCommitted(database.db, 'resume', 500);
     slow.child.kill('SIGKILL');
@@ -210,7 +129,7 @@ describe('seed in batches', () => {
   });
 
   it('Ctrl-C stops once the batches being written commit (exit 130); the same command continues', async () => {
-    const args = ['--tenant', 'sigint', '--accounts', '10', '--payments', '2000', '--seed', 'i', '--batch-size', '200'];
+    const args = ['--tenant', 'sigint', '--accounts', '10', '--payments', '2000', '--seed', 'i', '--batch-size', '200', '--batched'];
     const slow = startSlowSeed(database, args, 300);
     await untilCommitted(database.db, 'sigint', 200);
     slow.child.kill('SIGINT');
@@ -228,7 +147,7 @@ describe('seed in batches', () => {
   });
 
   it('the same command run twice at once adds the run once', async () => {
-    const args = ['--tenant', 'twice', '--accounts', '8', '--payments', '1500', '--seed', 't', '--batch-size', '100'];
+    const args = ['--tenant', 'twice', '--accounts', '8', '--payments', '1500', '--seed', 't', '--batch-size', '100', '--batched'];
     const [a, b] = [startSlowSeed(database, args, 10), startSlowSeed(database, args, 10)];
     const exits = [await a.exited, await b.exited];
     // Each one either ran the run, or found it taken over (a usage error), or already complete.
@@ -257,7 +176,11 @@ describe('seed in batches', () => {
         return { status: response.statusCode, body: response.json() };
       };
       const account = (await send('/v3/accounts', { name: 'Busy', email: 'busy@example.com', currency: 'USD' })).body.data.id;
-      const slow = startSlowSeed(database, ['--tenant', 'busy-seed', '--accounts', '5', '--payments', '1500', '--seed', 'b', '--batch-size', '100'], 20);
+      const slow = startSlowSeed(
+        database,
+        ['--tenant', 'busy-seed', '--accounts', '5', '--payments', '1500', '--seed', 'b', '--batch-size', '100', '--batched'],
+        20,
+      );
       let running = true;
       void slow.exited.then(() => (running = false));
       let writes = 0;

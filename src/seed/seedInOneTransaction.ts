@@ -1,0 +1,109 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import type { Db } from '../db/database.ts';
+import { countRows } from '../counts/listCounts.ts';
+import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
+import type { BulkInserter } from './bulkInsert.ts';
+import { claimBatch } from './seedRuns.ts';
+import { createIndexes, dropSecondaryIndexes } from './secondaryIndexes.ts';
+import { paymentPool, seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';
+import type { SeedAccount } from './seedRows.ts';
+
+/** What a load in one transaction adds: the run's rows from `from` to its end. */
+export interface WholeLoad {
+  runId: string;
+  basis: RunBasis;
+  from: { accounts: number; payments: number };
+  /** The accounts the tenant had when the run started, and the run's own accounts committed earlier. */
+  existing: ReadonlyArray<{ account_id: string; currency: string }>;
+  own: SeedAccount[];
+  shard: number;
+  /** Rows per COPY (PostgreSQL) and per progress report; any size gives the same rows. */
+  chunkRows: number;
+  signal?: AbortSignal;
+  /** Told the rows loaded so far (not committed: a rollback undoes them all). */
+  onLoaded?: (done: { accounts: number; payments: number }) => void;
+  pauseMs?: number;
+}
+
+/** The load was stopped by its signal and rolled back. */
+class LoadStopped extends Error {}
+
+/**
+ * PostgreSQL's memory for building an index, for this transaction only (SET LOCAL): the default
+ * 64 MB sorts a 10M-row index on disk in many runs.
+ */
+const POSTGRES_INDEX_MEMORY = '256MB';
+
+/**
+ * Loads the rest of a run as ONE transaction: the run's progress claimed first (a second process
+ * on the same run waits on its row, then finds it taken), payments' secondary indexes dropped,
+ * the rows loaded, the indexes built again from the catalog's own definitions, then the counts
+ * and buckets of every loaded row added once (tallied as the rows are made, exact), and commit.
+ *
+ * Building an index once over the loaded rows costs a sort; keeping 13 of them up to date costs
+ * every row 13 B-tree inserts at random places (docs/performance.md, "Seeding"). And an
+ * interrupted load (an error, a killed process, the signal) leaves the database as it was,
+ * indexes included (both databases' DDL is transactional); readers never see part of it.
+ *
+ * The price: the table is the load's until it commits. PostgreSQL's DROP INDEX locks payments
+ * ACCESS EXCLUSIVE (every read and write of payments waits for the whole load); SQLite's one
+ * write lock is held throughout (readers go on reading the snapshot before it). Hence only for
+ * loading a database (seedTenant chooses it when payments holds fewer rows than the load).
+ *
+ * Returns false when stopped by the signal (everything rolled back).
+ */
+export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load: WholeLoad): Promise<boolean> {
+  const { basis, from } = load;
+  try {
+    await inserter.batch(async (trx, sink) => {
+      await claimBatch(trx, load.runId, from, { accounts: basis.accounts, payments: basis.payments, finished: true });
+      if (db.dialect === 'postgres') await sql`set local maintenance_work_mem = ${sql.lit(POSTGRES_INDEX_MEMORY)}`.execute(trx);
+      const indexes = await dropSecondaryIndexes(trx, db.dialect, 'payments');
+      const tally = new CreatedRowsTally();
+      const done = { ...from };
+      const step = async () => {
+        load.onLoaded?.({ ...done });
+        if (load.pauseMs) await sleep(load.pauseMs);
+        if (load.signal?.aborted) throw new LoadStopped();
+      };
+      const made: SeedAccount[] = [];
+      while (done.accounts < basis.accounts) {
+        const to = Math.min(basis.accounts, done.accounts + load.chunkRows);
+        await sink.accounts(
+          (function* () {
+            for (const { row, account } of seedAccounts(basis, done.accounts, to)) {
+              tally.addAccount(row);
+              made.push(account);
+              yield row;
+            }
+          })(),
+        );
+        done.accounts = to;
+        await step();
+      }
+      // As in batches: payments go to the accounts the run started with, then all of its own.
+      const pool = done.payments < basis.payments ? paymentPool(basis, load.existing, [...load.own, ...made]) : [];
+      while (done.payments < basis.payments) {
+        const to = Math.min(basis.payments, done.payments + load.chunkRows);
+        await sink.payments(
+          (function* () {
+            for (const row of seedPayments(basis, pool, done.payments, to)) {
+              tally.addPayment(row);
+              yield row;
+            }
+          })(),
+        );
+        done.payments = to;
+        await step();
+      }
+      await createIndexes(trx, indexes);
+      // Counted rows last, in the global order, as every write locks them.
+      await sink.adjust(countRows(basis.tenantId, tally.countDeltas(), load.shard), tally.bucketRows(basis.tenantId, load.shard));
+    });
+  } catch (error) {
+    if (error instanceof LoadStopped) return false;
+    throw error;
+  }
+  return true;
+}

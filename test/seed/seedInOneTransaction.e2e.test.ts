@@ -1,0 +1,172 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Db } from '../../src/db/database.ts';
+import { seedTenant, type SeedOptions } from '../../src/seed/seedTenant.ts';
+import { cli, countsVersusRebuild, rowsOf, startSlowSeed, totals, twoDatabases } from '../support/seedChecks.ts';
+import { seed } from '../support/seedHelpers.ts';
+import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
+
+/** payments' indexes as the catalog has them (names and definitions). */
+async function paymentIndexes(db: Db): Promise<string[]> {
+  const rows =
+    db.dialect === 'sqlite'
+      ? await sql<{ name: string; def: string | null }>`select name, sql as def from sqlite_master where type = 'index' and tbl_name = 'payments'`.execute(
+          db.kysely,
+        )
+      : await sql<{
+          name: string;
+          def: string;
+        }>`select indexname as name, indexdef as def from pg_indexes where tablename = 'payments' and schemaname = current_schema()`.execute(db.kysely);
+  return rows.rows.map((r) => `${r.name}: ${r.def}`).sort();
+}
+
+/** Everything a load may change, to compare before and after one that was undone. */
+async function stateOf(db: Db, tenant: string) {
+  const runs = await db.kysely
+    .selectFrom('seed_runs')
+    .innerJoin('tenants', 'tenants.id', 'seed_runs.tenant_id')
+    .select(['seed', 'accounts_done', 'payments_done', 'finished_at'])
+    .where('tenants.name', '=', tenant)
+    .orderBy('seed')
+    .execute();
+  return {
+    totals: await totals(db, tenant),
+    counts: (await countsVersusRebuild(db, tenant)).kept,
+    runs: runs.map((r) => ({ ...r, accounts_done: Number(r.accounts_done), payments_done: Number(r.payments_done) })),
+    indexes: await paymentIndexes(db),
+  };
+}
+
+/** Waits until the run `seed` of `tenant` is loading in one transaction (it holds payments' lock; on SQLite, its run is recorded and a moment has passed). */
+async function untilLoading(db: Db, tenant: string, seed: string) {
+  for (let i = 0; i < 600; i++) {
+    const run = await db.kysely
+      .selectFrom('seed_runs')
+      .innerJoin('tenants', 'tenants.id', 'seed_runs.tenant_id')
+      .select('seed_runs.id')
+      .where('tenants.name', '=', tenant)
+      .where('seed_runs.seed', '=', seed)
+      .executeTakeFirst();
+    if (run && db.dialect === 'sqlite') {
+      // Its first chunk and a pause of 500 ms: the kill lands with the indexes dropped and rows in.
+      await sleep(700);
+      return;
+    }
+    if (run) {
+      const locked = await sql<{ n: number }>`select count(*)::int as n from pg_locks
+        where relation = 'payments'::regclass and mode = 'AccessExclusiveLock' and granted and pid <> pg_backend_pid()`.execute(db.kysely);
+      if (locked.rows[0].n > 0) return;
+    }
+    await sleep(50);
+  }
+  throw new Error(`no load of ${tenant} started`);
+}
+
+describe('seed in one transaction', () => {
+  let database: TestDatabase;
+  let reference: TestDatabase;
+  beforeAll(async () => ({ database, reference } = await twoDatabases()));
+  afterAll(() => Promise.all([database.drop(), reference.drop()]));
+
+  it('loading a table that holds fewer rows: readers see the load whole or not at all; counts exact; the rows batches make; indexes as before', async () => {
+    const db = database.db;
+    await seed(db, 'load', 3, 50, 'start');
+    await seed(reference.db, 'load', 3, 50, 'start');
+    const indexes = await paymentIndexes(db);
+    expect(indexes.length).toBeGreaterThan(5);
+    const args = ['--tenant', 'load', '--accounts', '20', '--payments', '3000', '--seed', 'o', '--batch-size', '300'];
+    const slow = startSlowSeed(database, args, 150);
+    let running = true;
+    void slow.exited.then(() => (running = false));
+    const seen = new Set<number>();
+    while (running) {
+      // PostgreSQL: the count waits for the load's lock; the maintained total does not.
+      const total = await sql<{ n: number | string }>`select coalesce(sum(n), 0) as n from list_counts
+        where list = 'payments' and account_id = '' and status = '' and currency = '' and card_brand = ''`.execute(db.kysely);
+      seen.add(Number(total.rows[0].n));
+      seen.add((await totals(db, 'load')).payments);
+      await sleep(20);
+    }
+    expect((await slow.exited).code).toBe(0);
+    expect([...seen].filter((n) => n !== 50 && n !== 3050)).toEqual([]);
+    expect(await totals(db, 'load')).toEqual({ accounts: 23, payments: 3050 });
+    const { kept, rebuilt } = await countsVersusRebuild(db, 'load');
+    expect(kept).toEqual(rebuilt);
+    expect(kept.buckets.length).toBeGreaterThan(100);
+    expect(await paymentIndexes(db)).toEqual(indexes);
+
+    await cli(reference, ...args, '--batched');
+    expect(await rowsOf(db, 'load')).toEqual(await rowsOf(reference.db, 'load'));
+    expect(await countsVersusRebuild(reference.db, 'load')).toEqual({ kept, rebuilt: kept });
+  }, 300_000);
+
+  it('an error or the stop signal mid-load leaves the database as it was, indexes included; the run then loads whole', async () => {
+    const db = database.db;
+    await seed(db, 'undo', 4, 40, 'start');
+    const before = await stateOf(db, 'undo');
+    const options: SeedOptions = {
+      tenant: 'undo',
+      accounts: 6,
+      payments: 2000,
+      seed: 'u',
+      until: new Date('2026-11-01T00:00:00Z'),
+      fingerprintSecret: 'test-secret',
+      batchRows: 250,
+      mode: 'one-transaction',
+    };
+    const midway = (act: () => void) => (p: { payments: { done: number } }) => {
+      if (p.payments.done >= 500) act();
+    };
+    await expect(
+      seedTenant(db, {
+        ...options,
+        onProgress: midway(() => {
+          throw new Error('mid-load failure');
+        }),
+      }),
+    ).rejects.toThrow('mid-load failure');
+    expect(await stateOf(db, 'undo')).toEqual({ ...before, runs: [...before.runs, { seed: 'u', accounts_done: 0, payments_done: 0, finished_at: null }] });
+
+    const stop = new AbortController();
+    const stopped = await seedTenant(db, { ...options, signal: stop.signal, onProgress: midway(() => stop.abort()) });
+    expect(stopped).toMatchObject({ accounts: 0, payments: 0, outcome: 'interrupted' });
+    expect((await stateOf(db, 'undo')).totals).toEqual(before.totals);
+    expect((await stateOf(db, 'undo')).counts).toEqual(before.counts);
+    expect(await paymentIndexes(db)).toEqual(before.indexes);
+
+    expect(await seedTenant(db, options)).toMatchObject({ accounts: 6, payments: 2000, outcome: 'completed' });
+    expect(await totals(db, 'undo')).toEqual({ accounts: 10, payments: 2040 });
+    const { kept, rebuilt } = await countsVersusRebuild(db, 'undo');
+    expect(kept).toEqual(rebuilt);
+    expect(await paymentIndexes(db)).toEqual(before.indexes);
+  }, 300_000);
+
+  it('a load killed midway leaves the database as it was, indexes included; the same command then loads it whole', async () => {
+    // A database of its own: the load must be larger than what payments holds, to be one transaction.
+    const fresh = await createTestDatabase();
+    try {
+      const db = fresh.db;
+      await seed(db, 'killed', 2, 30, 'start');
+      const before = await stateOf(db, 'killed');
+      const args = ['--tenant', 'killed', '--accounts', '5', '--payments', '4000', '--seed', 'k', '--batch-size', '200'];
+      const slow = startSlowSeed(fresh, args, 500);
+      await untilLoading(db, 'killed', 'k');
+      slow.child.kill('SIGKILL');
+      expect(await slow.exited).toMatchObject({ signal: 'SIGKILL' });
+      expect(await stateOf(db, 'killed')).toEqual({
+        ...before,
+        runs: [{ seed: 'k', accounts_done: 0, payments_done: 0, finished_at: null }, ...before.runs],
+      });
+
+      const { stderr } = await cli(fresh, ...args);
+      expect(stderr).toContain('seeded 5 accounts and 4000 payments into killed');
+      expect(await totals(db, 'killed')).toEqual({ accounts: 7, payments: 4030 });
+      const { kept, rebuilt } = await countsVersusRebuild(db, 'killed');
+      expect(kept).toEqual(rebuilt);
+      expect(await paymentIndexes(db)).toEqual(before.indexes);
+    } finally {
+      await fresh.drop();
+    }
+  }, 300_000);
+});
