@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { StatementGuard } from '../db/guardedStatement.ts';
-import { StatementTemplates } from '../db/statementTemplates.ts';
+import { templatesOf } from '../db/statementTemplates.ts';
 import { LAST_USED_RESOLUTION_MS, noteKeyUse } from './keyLifecycle.ts';
 import type { Scope } from './apiKey.ts';
 
@@ -42,9 +42,6 @@ export class KnownKeys {
   }
 }
 
-/** Per database handle: the compiled SQL is that database's own. */
-const statements = new WeakMap<Kysely<Database>, StatementTemplates>();
-
 /**
  * The key check as a guard (db/guardedStatement.ts): one row when the key with this hash is the
  * remembered row, of the remembered tenant, not revoked, not expired at `now` (the instance's
@@ -52,9 +49,7 @@ const statements = new WeakMap<Kysely<Database>, StatementTemplates>();
  * is due to be recorded (last_used_at older than the resolution), as noteKeyUse would decide.
  */
 export function keyGuardSelect(db: Kysely<Database>, hash: string, key: KnownKey, scope: Scope, now: Date) {
-  let templates = statements.get(db);
-  if (!templates) statements.set(db, (templates = new StatementTemplates()));
-  return templates.statement(
+  return templatesOf(db).statement(
     'key guard',
     (slot) =>
       db

@@ -20,6 +20,12 @@ export interface StatementGuard {
 const PLACEHOLDER = /\$(\d+)/g;
 
 /**
+ * A guard's text with its placeholders numbered after `shift` others, to follow them in one
+ * statement. Only guards' texts are renumbered: ours and short, with no literal a `$` could hide in.
+ */
+const shifted = (guard: CompiledQuery, shift: number) => guard.sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + shift}`);
+
+/**
  * PostgreSQL: `statement`'s rows, each with the guard's `noted` as one more column, and no row
  * unless the guard's select yields one. The guard is the outer side of a join that reads the
  * statement laterally, so an empty guard leaves the statement unread; the statement's own text
@@ -29,9 +35,37 @@ const PLACEHOLDER = /\$(\d+)/g;
 export function guardedStatement(statement: CompiledQuery, guard: CompiledQuery): CompiledQuery {
   const prepared = statement.sql.startsWith(PREPARED);
   const body = prepared ? statement.sql.slice(PREPARED.length) : statement.sql;
-  const shift = statement.parameters.length;
-  // Only the guard's text is renumbered: it is ours and short, with no literal a `$` could hide in.
-  const guardSql = guard.sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + shift}`);
-  const sql = `${prepared ? PREPARED : ''}select s.*, g.noted from (${guardSql}) as g cross join lateral (${body}) as s`;
+  const sql = `${prepared ? PREPARED : ''}select s.*, g.noted from (${shifted(guard, statement.parameters.length)}) as g cross join lateral (${body}) as s`;
   return CompiledQuery.raw(sql, [...statement.parameters, ...guard.parameters]);
+}
+
+/**
+ * Two conditions as one guard: its select yields a row only when both hold (the first's `noted`
+ * is the one that comes back; the second's condition is all it contributes), and its check runs
+ * the first's check before the second's, so the first's refusal is the one answered when both
+ * fail (the key's 401 before an account's 404, as the request's own lookups would). Either may
+ * be absent: then the other alone.
+ */
+export function guardsTogether(first: StatementGuard | undefined, second: StatementGuard | undefined): StatementGuard | undefined {
+  if (!first || !second) return first ?? second;
+  return {
+    select: {
+      compile: () => {
+        const a = first.select.compile();
+        const b = second.select.compile();
+        return CompiledQuery.raw(`select a.noted from (${a.sql}) as a cross join (${shifted(b, a.parameters.length)}) as b`, [
+          ...a.parameters,
+          ...b.parameters,
+        ]);
+      },
+    },
+    held(noted) {
+      first.held(noted);
+      second.held(false);
+    },
+    async check() {
+      await first.check();
+      await second.check();
+    },
+  };
 }

@@ -52,3 +52,12 @@ export function marked<O>(marker: string, statement: Compilable<O>): Compilable<
     },
   };
 }
+
+const perHandle = new WeakMap<object, StatementTemplates>();
+
+/** The templates kept for one database handle: a compiled text is that database's own (its dialect's SQL). */
+export function templatesOf(handle: object): StatementTemplates {
+  let templates = perHandle.get(handle);
+  if (!templates) perHandle.set(handle, (templates = new StatementTemplates()));
+  return templates;
+}

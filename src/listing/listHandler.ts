@@ -1,4 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../db/schema.ts';
+import { guardsTogether, type StatementGuard } from '../db/guardedStatement.ts';
 import { buildPageFrame } from '../pagination/buildEnvelope.ts';
 import { BodyBufferPool } from '../pagination/bodyBufferPool.ts';
 import { envelopeBody, EnvelopeWriter } from '../pagination/envelopeBody.ts';
@@ -47,8 +50,15 @@ export interface ListEndpoint {
   table: ListTable;
   spec: ListSpec;
   publicUrl: string | undefined;
-  /** Whose rows the request lists (the caller's tenant, or one account of it); throws a problem when that does not exist. */
+  /** Whose rows the request lists (the caller's tenant, or one account of it); throws a problem when that cannot exist (a malformed id). */
   scopeOf(request: FastifyRequest): ListScope | Promise<ListScope>;
+  /**
+   * The row the scope names (an account, an endpoint) as a guard (db/rowGuard.ts), on the
+   * database the list is read from: the page is answered only while that row is the tenant's,
+   * checked by the statement that reads it where one statement does (else looked up first).
+   * Absent for a tenant's whole list.
+   */
+  scopeGuard?(db: Kysely<Database>, scope: ListScope): StatementGuard;
   /** The `fields[…]` and `expand[]` the list takes (representationQuery.ts); none when absent. */
   representation?: RepresentationOffer;
 }
@@ -64,13 +74,15 @@ export function listHandler(endpoint: ListEndpoint) {
     const scope = await endpoint.scopeOf(request);
     const big = paging.perPage >= BIG_PAGE_FROM;
     const release = big ? await bigPageRows.take(paging.perPage) : undefined;
+    // The caller's key when not yet proven (auth/authenticate.ts), then the scope's row: a refused key answers before a missing row, as its lookup would.
+    const guardOn = (db: Kysely<Database>) => guardsTogether(request.caller.unproven, endpoint.scopeGuard?.(db, scope));
     try {
       // Only a request naming fields or expand pays for reshaping; the rest send the stored text
       // as it is. Fieldsets alone trim each row as it comes; expansions load the page's together.
       const trim = wanted && representation ? rowTrimmer(representation, wanted) : undefined;
       if (wanted && representation && !trim) {
         const page = await tenantRead(lists.reads, lists.db, request, reply, (db) =>
-          fetchListPage({ ...lists, db }, table, scope, query, paging, request.caller.unproven),
+          fetchListPage({ ...lists, db }, table, scope, query, paging, guardOn(db.kysely)),
         );
         const rows = await reshapeRows(representation, wanted, scope.tenantId, page.rows);
         const frame = pageFrame(request, reply, paging, page.total, rows.length, page.strategy);
@@ -82,7 +94,7 @@ export function listHandler(endpoint: ListEndpoint) {
         const body = new EnvelopeWriter(paging.perPage * BYTES_PER_ROW, big ? bodyBuffers : undefined);
         try {
           const sink = trim ? (row: string) => body.add(trim(row)) : (row: string) => body.add(row);
-          const page = await writeListPage({ ...lists, db }, table, scope, query, paging, sink, request.caller.unproven);
+          const page = await writeListPage({ ...lists, db }, table, scope, query, paging, sink, guardOn(db.kysely));
           return { page, body };
         } catch (error) {
           body.release();

@@ -9,7 +9,7 @@ import type { ListContext } from '../listing/fetchListPage.ts';
 import { listQuerySchema } from '../listquery/listQuerySchema.ts';
 import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
-import { accountExists } from '../accounts/accountQueries.ts';
+import { rowGuard } from '../db/rowGuard.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
 import { findPayment } from './paymentQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
@@ -50,14 +50,13 @@ export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: L
       spec: paymentListSpec,
       publicUrl,
       representation,
-      scopeOf: async (request) => {
+      scopeOf: (request) => {
         const { account } = request.params as { account: string };
-        const tenantId = request.caller.tenantId;
-        if (!isIdOf('acc', account) || !(await accountExists(db.kysely, tenantId, account))) {
-          throw notFound(`No account ${account}.`);
-        }
-        return { tenantId, accountId: account };
+        if (!isIdOf('acc', account)) throw notFound(`No account ${account}.`);
+        return { tenantId: request.caller.tenantId, accountId: account };
       },
+      // The account is the tenant's, checked in the statement that reads its payments (one round trip on PostgreSQL).
+      scopeGuard: (kysely, { tenantId, accountId }) => rowGuard(kysely, 'accounts', tenantId, accountId as string, () => notFound(`No account ${accountId}.`)),
     }),
   });
 

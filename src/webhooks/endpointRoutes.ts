@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
+import { rowGuard } from '../db/rowGuard.ts';
 import { notFound } from '../core/problem.ts';
 import { OPTIONAL_BODY } from '../core/optionalBody.ts';
 import { isIdOf } from '../core/resourceId.ts';
@@ -168,11 +169,13 @@ export function registerEndpointRoutes(
       spec: deliveryListSpec,
       publicUrl,
       representation: deliveryRepresentation,
-      scopeOf: async (request) => {
+      scopeOf: (request) => {
         const { endpoint } = request.params as { endpoint: string };
-        await findEndpoint(db, request.caller.tenantId, endpoint);
-        return { tenantId: request.caller.tenantId, endpointId: endpoint };
+        return { tenantId: request.caller.tenantId, endpointId: endpointId(endpoint) };
       },
+      // The endpoint is the tenant's, checked in the statement that reads its deliveries (one round trip on PostgreSQL).
+      scopeGuard: (kysely, scope) =>
+        rowGuard(kysely, 'webhook_endpoints', scope.tenantId, scope.endpointId as string, () => notFound(`No webhook endpoint ${scope.endpointId}.`)),
     }),
   });
 

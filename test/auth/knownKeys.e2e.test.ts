@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { findKeysByPrefix, revokeKey } from '../../src/auth/keyLifecycle.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
+import { newId } from '../../src/core/resourceId.ts';
 import { forRequest, recordSentStatements } from '../support/sentStatements.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
@@ -75,8 +76,10 @@ describe('a list request checks its key in the statement that reads the page', (
           ['/v3/accounts?per_page=2&sort=-created_at', 1],
           ['/v3/payments?filter[status]=succeeded&per_page=3', 1],
           ['/v3/events', 1],
-          // The account is checked first (its 404), then the page with the key: two.
-          [`/v3/accounts/${tenants.acme.account}/payments`, 2],
+          // The account too: it is the tenant's, checked by the same statement (its 404 otherwise).
+          [`/v3/accounts/${tenants.acme.account}/payments`, 1],
+          [`/v3/accounts/${tenants.acme.account}/payments?filter[status]=succeeded&sort=-amount`, 1],
+          [`/v3/accounts/${tenants.acme.account}/payments?page=999`, 1],
         ] as const) {
           recorder.statements.length = 0;
           const answer = await forRequest(url, () => get(first, url, key));
@@ -91,6 +94,72 @@ describe('a list request checks its key in the statement that reads the page', (
         }
       } finally {
         recorder.stop();
+      }
+    },
+  );
+
+  /** The statements `url` sends on `app` (the background record of a key's use left out), and its answer. */
+  const counted = async (app: FastifyInstance, url: string, key: string) => {
+    const recorder = recordSentStatements();
+    try {
+      const answer = await forRequest(url, () => get(app, url, key));
+      return { answer, statements: recorder.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"')) };
+    } finally {
+      recorder.stop();
+    }
+  };
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    "answers an unknown account and another tenant's account 404, as a lookup first does, from the statement that reads the page",
+    async () => {
+      const key = await newKey('acme');
+      expect((await get(first, '/v3/payments', key)).status).toBe(200);
+      for (const account of [newId('acc'), tenants.zeta.account]) {
+        const url = `/v3/accounts/${account}/payments`;
+        const { answer, statements } = await counted(first, url, key);
+        expect(answer.status, url).toBe(404);
+        expect(answer.detail, url).toBe(`No account ${account}.`);
+        expect(answer.body, url).toEqual((await freshAnswer(url, key)).body);
+        // The guarded statement answered nothing; then the key's lookup, then the account's, say which refusal.
+        expect(statements[0], url).toContain('"api_keys"');
+        expect(statements[0], url).toContain('"accounts"');
+      }
+      // A key this instance has not seen: its lookup, then one statement for the account and its page (three before).
+      const unseen = await newKey('acme');
+      const { answer, statements } = await counted(second, `/v3/accounts/${tenants.acme.account}/payments`, unseen);
+      expect(answer.status).toBe(200);
+      expect(answer.body.meta.total).toBeGreaterThan(0);
+      expect(statements).toHaveLength(2);
+    },
+  );
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    "sends one statement for an endpoint's deliveries on a known key, and answers an unknown or another tenant's endpoint 404 as a lookup first does",
+    async () => {
+      const [own, other] = [await newKey('acme', ['write']), await newKey('zeta', ['write'])];
+      const create = async (key: string) => {
+        const created = await first.inject({
+          method: 'POST',
+          url: '/v3/webhook_endpoints',
+          headers: { authorization: `Bearer ${key}` },
+          payload: { url: 'https://shop.example.com/hooks', enabled_events: ['payment.refunded'] },
+        });
+        expect(created.statusCode).toBe(201);
+        return created.json().data.id as string;
+      };
+      const [mine, theirs] = [await create(own), await create(other)];
+      const url = `/v3/webhook_endpoints/${mine}/deliveries`;
+      expect((await get(first, url, own)).status).toBe(200);
+      const { answer, statements } = await counted(first, url, own);
+      expect(answer.status).toBe(200);
+      expect(statements).toHaveLength(1);
+      expect(statements[0]).toContain('"webhook_endpoints"');
+      for (const endpoint of [newId('whe'), theirs]) {
+        const refusedUrl = `/v3/webhook_endpoints/${endpoint}/deliveries`;
+        const refused = await get(first, refusedUrl, own);
+        expect(refused.status, refusedUrl).toBe(404);
+        expect(refused.detail, refusedUrl).toBe(`No webhook endpoint ${endpoint}.`);
+        expect(refused.body, refusedUrl).toEqual((await freshAnswer(refusedUrl, own)).body);
       }
     },
   );
@@ -158,25 +227,54 @@ describe('a list request checks its key in the statement that reads the page', (
     }
   });
 
-  it('keeps tenants apart: model-based, list requests on two instances interleaved with keys made, revoked and expired', async () => {
-    type KeyModel = { key: string; tenant: 'acme' | 'zeta'; scopes: Scope[]; state: 'active' | 'revoked' | 'expired' };
-    type Model = { keys: KeyModel[] };
+  it('keeps tenants apart: model-based, list requests on two instances interleaved with keys made, revoked and expired, and accounts made and deleted', async () => {
+    type Tenant = 'acme' | 'zeta';
+    type KeyModel = { key: string; tenant: Tenant; scopes: Scope[]; state: 'active' | 'revoked' | 'expired' };
+    /** Accounts the run makes (and may delete): their payments list is answered only while they are there, and only to their tenant. */
+    type MadeAccount = { id: string; tenant: Tenant; alive: boolean };
+    /** `accounts`: each tenant's accounts when the run starts (the seeded ones and what earlier runs left). */
+    type Model = { keys: KeyModel[]; made: MadeAccount[]; accounts: Record<Tenant, number> };
     type Real = { apps: FastifyInstance[] };
-    const urls = ['/v3/payments', '/v3/accounts', '/v3/accounts/:account/payments'] as const;
-    const expected = (k: KeyModel, url: (typeof urls)[number]) => {
+    const writers = { acme: await newKey('acme', ['read', 'write']), zeta: await newKey('zeta', ['read', 'write']) };
+    const MISSING = newId('acc');
+    const urls = [
+      '/v3/payments',
+      '/v3/accounts',
+      '/v3/accounts/:account/payments',
+      '/v3/accounts/:other/payments',
+      '/v3/accounts/:missing/payments',
+      '/v3/accounts/:made/payments',
+    ] as const;
+    /** The account a url names for a key of `tenant`: its own seeded one, the other tenant's, one that never was, or one the run made. */
+    const accountOf = (url: (typeof urls)[number], tenant: Tenant, made: MadeAccount | undefined) =>
+      url.includes(':account')
+        ? tenants[tenant].account
+        : url.includes(':other')
+          ? tenants[tenant === 'acme' ? 'zeta' : 'acme'].account
+          : url.includes(':made')
+            ? (made?.id ?? MISSING)
+            : MISSING;
+    const expected = (model: Model, k: KeyModel, url: (typeof urls)[number], made: MadeAccount | undefined) => {
       if (k.state !== 'active') return { status: 401 };
       if (!k.scopes.includes('read')) return { status: 403 };
       const tenant = tenants[k.tenant];
-      return { status: 200, total: url === '/v3/accounts' ? tenant.accounts : url === '/v3/payments' ? tenant.payments : undefined };
+      if (url === '/v3/accounts') return { status: 200, total: model.accounts[k.tenant] + model.made.filter((m) => m.tenant === k.tenant && m.alive).length };
+      if (url === '/v3/payments') return { status: 200, total: tenant.payments };
+      if (url.includes(':account')) return { status: 200 };
+      if (url.includes(':made') && made?.alive && made.tenant === k.tenant) return { status: 200, total: 0 };
+      return { status: 404 };
     };
-    const request = fc.tuple(fc.nat(), fc.nat(1), fc.constantFrom(...urls)).map(([i, instance, url]) => ({
+    const request = fc.tuple(fc.nat(), fc.nat(), fc.nat(1), fc.constantFrom(...urls)).map(([i, j, instance, url]) => ({
       check: (model: Readonly<Model>) => model.keys.length > 0,
       async run(model: Model, real: Real) {
         const k = model.keys[i % model.keys.length];
-        const path = url.replace(':account', tenants[k.tenant].account);
+        const made = model.made.length > 0 ? model.made[j % model.made.length] : undefined;
+        const account = accountOf(url, k.tenant, made);
+        const path = url.replace(/:\w+/, account);
         const answer = await get(real.apps[instance], path, k.key);
-        const want = expected(k, url);
+        const want = expected(model, k, url, made);
         expect(answer.status, `${path} ${k.tenant} ${k.state} ${k.scopes}`).toBe(want.status);
+        if (want.status === 404) expect(answer.detail).toBe(`No account ${account}.`);
         if (want.status !== 200) return;
         if (want.total !== undefined) expect(answer.body.meta.total).toBe(want.total);
         // Every record is the key's tenant's: its accounts' ids, never the other's.
@@ -184,7 +282,7 @@ describe('a list request checks its key in the statement that reads the page', (
         const ownIds = new Set(own.map((a) => a.id));
         for (const record of answer.body.data) expect(ownIds.has(url === '/v3/accounts' ? record.id : record.account_id)).toBe(true);
       },
-      toString: () => `GET ${url} on ${instance ? 'second' : 'first'} with #${i}`,
+      toString: () => `GET ${url} on ${instance ? 'second' : 'first'} with #${i}, made #${j}`,
     }));
     const commands = [
       fc
@@ -213,6 +311,34 @@ describe('a list request checks its key in the statement that reads the page', (
         },
         toString: () => `${state} #${i}`,
       })),
+      fc.tuple(fc.constantFrom('acme' as const, 'zeta' as const), fc.nat(1)).map(([tenant, instance]) => ({
+        check: () => true,
+        async run(model: Model, real: Real) {
+          const made = await real.apps[instance].inject({
+            method: 'POST',
+            url: '/v3/accounts',
+            headers: { authorization: `Bearer ${writers[tenant]}` },
+            payload: { name: 'Made by the model', email: 'made@example.com', currency: 'EUR' },
+          });
+          expect(made.statusCode).toBe(201);
+          model.made.push({ id: made.json().data.id, tenant, alive: true });
+        },
+        toString: () => `account made for ${tenant} on ${instance ? 'second' : 'first'}`,
+      })),
+      fc.tuple(fc.nat(), fc.nat(1)).map(([j, instance]) => ({
+        check: (model: Readonly<Model>) => model.made.some((m) => m.alive),
+        async run(model: Model, real: Real) {
+          const m = model.made.filter((a) => a.alive)[j % model.made.filter((a) => a.alive).length];
+          const deleted = await real.apps[instance].inject({
+            method: 'DELETE',
+            url: `/v3/accounts/${m.id}`,
+            headers: { authorization: `Bearer ${writers[m.tenant]}` },
+          });
+          expect(deleted.statusCode).toBe(204);
+          m.alive = false;
+        },
+        toString: () => `a made account deleted on ${instance ? 'second' : 'first'} (#${j})`,
+      })),
       // Requests three times as often as keys change: a key is mostly known to an instance when it changes.
       request,
       request,
@@ -220,7 +346,18 @@ describe('a list request checks its key in the statement that reads the page', (
     ];
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (cmds) => {
-        await fc.asyncModelRun(() => ({ model: { keys: [] } as Model, real: { apps: [first, second] } }), cmds);
+        const accounts = async (tenant: Tenant) =>
+          Number(
+            (
+              await database.db.kysely
+                .selectFrom('accounts')
+                .select((eb) => eb.fn.countAll().as('n'))
+                .where('tenant_id', '=', tenants[tenant].id)
+                .executeTakeFirstOrThrow()
+            ).n,
+          );
+        const model: Model = { keys: [], made: [], accounts: { acme: await accounts('acme'), zeta: await accounts('zeta') } };
+        await fc.asyncModelRun(() => ({ model, real: { apps: [first, second] } }), cmds);
       }),
       { numRuns: 40 },
     );

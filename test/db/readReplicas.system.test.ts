@@ -129,6 +129,34 @@ describe('read replicas: DATABASE_REPLICA_URLS naming a streaming standby, two i
     expect(answeredBy(bystander)).toBe(replica);
   }, 60_000);
 
+  it("one account's payments right after the account is made or deleted through the other instance: 200 while it is there, 404 after, the account checked where the page is read", async () => {
+    const targets: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const [from, to] = i % 2 === 0 ? [a, b] : [b, a];
+      const made = await send(
+        instances[from]!.url,
+        { method: 'POST', path: '/v3/accounts', key: writerKey, body: { name: `Replica ${i}`, email: 'replica@example.com', currency: 'EUR' } },
+        agent,
+      );
+      expect(made.status, made.body).toBe(201);
+      const id = JSON.parse(made.body!).data.id as string;
+      const listed = await send(instances[to]!.url, { method: 'GET', path: `/v3/accounts/${id}/payments`, key: writerKey }, agent);
+      expect(listed.status, listed.body).toBe(200);
+      expect(JSON.parse(listed.body!).meta.total).toBe(0);
+      // Another tenant's key: the account is not theirs.
+      const foreign = await send(instances[to]!.url, { method: 'GET', path: `/v3/accounts/${id}/payments`, key: bystanderKey }, agent);
+      expect(foreign.status, foreign.body).toBe(404);
+      expect(JSON.parse(foreign.body!).detail).toBe(`No account ${id}.`);
+      expect((await send(instances[from]!.url, { method: 'DELETE', path: `/v3/accounts/${id}`, key: writerKey }, agent)).status).toBe(204);
+      const gone = await send(instances[to]!.url, { method: 'GET', path: `/v3/accounts/${id}/payments`, key: writerKey }, agent);
+      expect(gone.status, gone.body).toBe(404);
+      expect(JSON.parse(gone.body!).detail).toBe(`No account ${id}.`);
+      // A 404 is an error's answer, which names no database (as before: the account's lookup refused it first).
+      targets.push(answeredBy(listed));
+    }
+    expect(targets.filter((t) => t !== replica && t !== 'primary')).toEqual([]);
+  }, 60_000);
+
   it('with replay paused on the standby: every read after a write comes from the primary and sees it, on either instance; other tenants still read from the replica', async () => {
     await standby.query('select pg_wal_replay_pause()');
     try {
