@@ -79,7 +79,10 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
   const get = (url: string) => app.inject({ url, headers: { authorization: `Bearer ${key}` } });
 
   it("copies its rows with counts rebuilt, so the tenant's counted total is its rows' count", async () => {
-    const { n } = await t.database.db.kysely.selectFrom('payments').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    const { n } = await t.database.db.kysely
+      .selectFrom('payments')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
     expect((await t.get('/v3/payments?per_page=1', key)).body.meta.total).toBe(Number(n));
   });
 
