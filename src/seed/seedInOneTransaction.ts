@@ -6,7 +6,8 @@ import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import type { BulkInserter } from './bulkInsert.ts';
 import { claimBatch } from './seedRuns.ts';
 import { createIndexes, dropSecondaryIndexes } from './secondaryIndexes.ts';
-import { paymentPool, seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';
+import { paymentPool, type RunBasis } from './seedSequence.ts';
+import { sinkSeedAccounts, sinkSeedPayments } from './sinkSeedRows.ts';
 import type { SeedAccount } from './seedRows.ts';
 
 /** What a load in one transaction adds: the run's rows from `from` to its end. */
@@ -70,15 +71,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       const made: SeedAccount[] = [];
       while (done.accounts < basis.accounts) {
         const to = Math.min(basis.accounts, done.accounts + load.chunkRows);
-        await sink.accounts(
-          (function* () {
-            for (const { row, account } of seedAccounts(basis, done.accounts, to)) {
-              tally.addAccount(row);
-              made.push(account);
-              yield row;
-            }
-          })(),
-        );
+        made.push(...(await sinkSeedAccounts(sink, tally, basis, done.accounts, to)));
         done.accounts = to;
         await step();
       }
@@ -86,14 +79,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       const pool = done.payments < basis.payments ? paymentPool(basis, load.existing, [...load.own, ...made]) : [];
       while (done.payments < basis.payments) {
         const to = Math.min(basis.payments, done.payments + load.chunkRows);
-        await sink.payments(
-          (function* () {
-            for (const row of seedPayments(basis, pool, done.payments, to)) {
-              tally.addPayment(row);
-              yield row;
-            }
-          })(),
-        );
+        await sinkSeedPayments(sink, tally, basis, pool, done.payments, to);
         done.payments = to;
         await step();
       }

@@ -9,7 +9,8 @@ import { seedInOneTransaction } from './seedInOneTransaction.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
 export { SeedInputError };
-import { paymentPool, seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';
+import { paymentPool, seedAccounts, type RunBasis } from './seedSequence.ts';
+import { sinkSeedAccounts, sinkSeedPayments } from './sinkSeedRows.ts';
 import type { SeedAccount } from './seedRows.ts';
 
 export interface SeedOptions {
@@ -212,28 +213,10 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
   const writeBatch = (from: Progress, to: Progress & { finished: boolean }, previous: Promise<unknown>) =>
     inserter.batch(async (trx, sink) => {
       const tally = new CreatedRowsTally();
-      const made: SeedAccount[] = [];
-      if (to.accounts > from.accounts) {
-        await sink.accounts(
-          (function* () {
-            for (const { row, account } of seedAccounts(basis, from.accounts, to.accounts)) {
-              tally.addAccount(row);
-              made.push(account);
-              yield row;
-            }
-          })(),
-        );
-      }
+      const made = to.accounts > from.accounts ? await sinkSeedAccounts(sink, tally, basis, from.accounts, to.accounts) : [];
       if (to.payments > from.payments) {
         pool ??= paymentPool(basis, existing, own);
-        await sink.payments(
-          (function* (payments) {
-            for (const row of payments) {
-              tally.addPayment(row);
-              yield row;
-            }
-          })(seedPayments(basis, pool, from.payments, to.payments)),
-        );
+        await sinkSeedPayments(sink, tally, basis, pool, from.payments, to.payments);
       }
       // Batches commit in order; a batch whose predecessor failed rolls back too.
       await previous;
