@@ -56,26 +56,18 @@ type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
 async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
   const row = { tenant_id: tenantId, key, request_hash: hash, created_at: new Date(now).toISOString() };
   // Named so that no tenant and key spell another's (the tenant's length first). A new key (the
-  // usual case) is locked and claimed in one statement (one round trip on PostgreSQL).
-  const { locked, inserted } = await write.tryLockAndInsert(`idempotency:${tenantId.length}:${tenantId}${key}`, 'idempotency_keys', row, ['tenant_id', 'key']);
+  // usual case) is locked and claimed in one statement (one round trip on PostgreSQL); claiming
+  // again takes the lock this transaction already holds.
+  const lockAndClaim = () => write.tryLockAndInsert(`idempotency:${tenantId.length}:${tenantId}${key}`, 'idempotency_keys', row, ['tenant_id', 'key']);
+  const { locked, inserted } = await lockAndClaim();
   if (!locked) throw conflictInFlight();
   if (inserted) return { claimed: true };
   const { trx } = write;
-  const insertedNow = async () =>
-    Number(
-      (
-        await trx
-          .insertInto('idempotency_keys')
-          .values(row)
-          .onConflict((oc) => oc.columns(['tenant_id', 'key']).doNothing())
-          .executeTakeFirst()
-      ).numInsertedOrUpdatedRows ?? 0,
-    ) === 1;
   const stored = await trx.selectFrom('idempotency_keys').selectAll().where('tenant_id', '=', tenantId).where('key', '=', key).executeTakeFirst();
   // Gone in between, or past its retention (not purged yet): a new key.
   if (!stored || Date.parse(stored.created_at) < now - KEY_RETENTION_MS) {
     if (stored) await trx.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('key', '=', key).execute();
-    if (await insertedNow()) return { claimed: true };
+    if ((await lockAndClaim()).inserted) return { claimed: true };
     throw conflictInFlight(); // inserted by an instance of an earlier version, which takes no lock
   }
   if (stored.request_hash !== hash) {
