@@ -115,6 +115,30 @@ describe('Idempotency-Key on every POST', () => {
 });
 
 describe('purging expired idempotency keys', () => {
+  it('takes a key past its retention, not purged yet, as a new key: the request runs again, with another body', async () => {
+    const t = await createTestApp();
+    try {
+      const { key } = await t.tenant('stale');
+      const first = await t.send('POST', '/v3/accounts', key, { name: 'First', email: 'f@example.com', currency: 'USD' }, { 'idempotency-key': 'stale' });
+      expect(first.status).toBe(201);
+      const kysely = t.database.db.kysely;
+      await kysely
+        .updateTable('idempotency_keys')
+        .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+        .where('key', '=', 'stale')
+        .execute();
+      const again = await t.send('POST', '/v3/accounts', key, { name: 'Second', email: 's@example.com', currency: 'EUR' }, { 'idempotency-key': 'stale' });
+      expect(again.status).toBe(201);
+      expect(again.body.data.id).not.toBe(first.body.data.id);
+      expect(again.body.data.name).toBe('Second');
+      const stored = await kysely.selectFrom('idempotency_keys').selectAll().where('key', '=', 'stale').execute();
+      expect(stored).toHaveLength(1);
+      expect(Date.parse(stored[0].created_at)).toBeGreaterThan(Date.now() - 3600_000);
+    } finally {
+      await t.close();
+    }
+  });
+
   it('removes keys older than 24 hours and keeps younger ones', async () => {
     const { purgeExpiredKeys } = await import('../../src/idempotency/runIdempotent.ts');
     const t = await createTestApp();
