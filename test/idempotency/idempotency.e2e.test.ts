@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { card } from '../support/cards.ts';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../src/db/schema.ts';
 
 describe('Idempotency-Key on every POST', () => {
   let t: TestContext;
@@ -114,6 +116,15 @@ describe('Idempotency-Key on every POST', () => {
   });
 });
 
+/** Dates a stored key 25 hours back, past its 24-hour retention. */
+function makeOlderThanRetention(kysely: Kysely<Database>, key: string) {
+  return kysely
+    .updateTable('idempotency_keys')
+    .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
+    .where('key', '=', key)
+    .execute();
+}
+
 describe('purging expired idempotency keys', () => {
   it('takes a key past its retention, not purged yet, as a new key: the request runs again, with another body', async () => {
     const t = await createTestApp();
@@ -122,11 +133,7 @@ describe('purging expired idempotency keys', () => {
       const first = await t.send('POST', '/v3/accounts', key, { name: 'First', email: 'f@example.com', currency: 'USD' }, { 'idempotency-key': 'stale' });
       expect(first.status).toBe(201);
       const kysely = t.database.db.kysely;
-      await kysely
-        .updateTable('idempotency_keys')
-        .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
-        .where('key', '=', 'stale')
-        .execute();
+      await makeOlderThanRetention(kysely, 'stale');
       const again = await t.send('POST', '/v3/accounts', key, { name: 'Second', email: 's@example.com', currency: 'EUR' }, { 'idempotency-key': 'stale' });
       expect(again.status).toBe(201);
       expect(again.body.data.id).not.toBe(first.body.data.id);
@@ -148,11 +155,7 @@ describe('purging expired idempotency keys', () => {
         await t.send('POST', '/v3/accounts', key, { name: k, email: `${k}@example.com`, currency: 'USD' }, { 'idempotency-key': k });
       }
       const kysely = t.database.db.kysely;
-      await kysely
-        .updateTable('idempotency_keys')
-        .set({ created_at: new Date(Date.now() - 25 * 3600_000).toISOString() })
-        .where('key', '=', 'old')
-        .execute();
+      await makeOlderThanRetention(kysely, 'old');
       await purgeExpiredKeys(kysely);
       expect((await kysely.selectFrom('idempotency_keys').select('key').execute()).map((r) => r.key)).toEqual(['young']);
     } finally {
