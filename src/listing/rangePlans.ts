@@ -16,9 +16,11 @@ import type { ListSlice, RangeCondition } from './listSlice.ts';
  *   of the statement is made for that value with its statistics (the statement is then sent
  *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan);
  * - `unindexed`: the column written `+column` (SQLite), which no index serves, so the planner
- *   walks the slice's index in the sort's order and tests each row's range.
+ *   walks the slice's index in the sort's order and tests each row's range;
+ * - `opaque`: the same for PostgreSQL, `coalesce(column, column)` (it has no unary plus for a
+ *   timestamp, and does not fold the coalesce of a column).
  */
-export type RangeWriting = 'literal' | 'unindexed';
+export type RangeWriting = 'literal' | 'unindexed' | 'opaque';
 
 /** Whether a range condition of `query` is on another column than its sort's first. */
 export function hasRangeOffTheSort(query: ListQuery): boolean {
@@ -58,6 +60,32 @@ function written(query: ListQuery, writing: RangeWriting, pick: (c: RangeConditi
       c.match === 'range' && pick(c) && (writing === 'unindexed' || literalSafe(c.value)) ? { ...c, written: writing } : c,
     ),
   };
+}
+
+/** The far ends of a bucketed column's type: every value it can hold lies between them. */
+const FAR_ENDS: Record<string, { low: string; high: string }> = {
+  amount: { low: '-9223372036854775808', high: '9223372036854775807' },
+  created_at: { low: '-infinity', high: 'infinity' },
+};
+
+/**
+ * PostgreSQL: `query` with a range open at one end on another column than the sort's first closed
+ * there by its type's far end (`amount >= $1` and `amount <= 9223372036854775807`), which every
+ * row satisfies. A generic plan prices a range on one end of a parameter as a third of the rows
+ * and one on both ends as very few: closed, the plan of the branch that reads the range's index
+ * (rangePlanStatement.ts) is made for the few rows it runs for.
+ */
+export function withRangesClosed(query: ListQuery): ListQuery {
+  const first = query.sort[0]?.column;
+  const added: ListQuery['conditions'] = [];
+  for (const column of new Set(query.conditions.flatMap((c) => (c.match === 'range' && c.column !== first ? [c.column] : [])))) {
+    const far = FAR_ENDS[column];
+    const ops = query.conditions.flatMap((c) => (c.match === 'range' && c.column === column ? [c.op] : []));
+    if (!far) continue;
+    if (!ops.some((op) => op === 'lt' || op === 'lte')) added.push({ column, match: 'range', op: 'lte', value: far.high });
+    if (!ops.some((op) => op === 'gt' || op === 'gte')) added.push({ column, match: 'range', op: 'gte', value: far.low });
+  }
+  return { ...query, conditions: [...query.conditions, ...added] };
 }
 
 /** Whether any range of `query` is written as a literal (its statement is then planned per call, not prepared). */
