@@ -445,7 +445,8 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  return offsetPageStatement(db, dialect, statementList(dialect, table, scope, query), paging).compile();
+  const list = statementList(dialect, table, scope, query);
+  return pageStatementCompiled(db, dialect, list, paging, undefined) ?? offsetPageStatement(db, dialect, list, paging).compile();
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */

@@ -11,14 +11,18 @@ import type { ListSlice, RangeCondition } from './listSlice.ts';
  * page 1 at 100k payments, 70 % of them in range), and PostgreSQL's generic plan of a named
  * statement (plan_cache_mode = force_generic_plan) prices a range on two ends as very selective
  * and takes `payments_tenant_currency_amount` and sorts (40–70 ms against 0.8 ms for the plan the
- * values call for). Nothing here changes which rows match, only how the SQL is written:
+ * values call for). Where both plans serve the list (a bucketed slice whose index gives the
+ * sort's order), counts choose: SQLite reads two count rows first (walkIsCheaper); PostgreSQL's
+ * first pages hold both plans in one named statement that chooses by the same counts as it runs
+ * (rangePlanStatement.ts). Nothing here changes which rows match, only how the SQL is written:
  * - `literal`: the range's value in the SQL text rather than a parameter, so PostgreSQL's plan
  *   of the statement is made for that value with its statistics (the statement is then sent
- *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan);
+ *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan): its
+ *   deep pages, and lists whose plan no counts choose;
  * - `unindexed`: the column written `+column` (SQLite), which no index serves, so the planner
  *   walks the slice's index in the sort's order and tests each row's range;
  * - `opaque`: the same for PostgreSQL, `coalesce(column, column)` (it has no unary plus for a
- *   timestamp, and does not fold the coalesce of a column).
+ *   timestamp, and does not fold the coalesce of a column): the walk branch of its statement.
  */
 export type RangeWriting = 'literal' | 'unindexed' | 'opaque';
 
@@ -57,7 +61,7 @@ function written(query: ListQuery, writing: RangeWriting, pick: (c: RangeConditi
   return {
     ...query,
     conditions: query.conditions.map((c) =>
-      c.match === 'range' && pick(c) && (writing === 'unindexed' || literalSafe(c.value)) ? { ...c, written: writing } : c,
+      c.match === 'range' && pick(c) && (writing !== 'literal' || literalSafe(c.value)) ? { ...c, written: writing } : c,
     ),
   };
 }
