@@ -35,22 +35,13 @@ export function walkIsCheaperSql(slice: Expression<number>, covered: Expression<
  * range's edge rows to the latter as rangedTotalSelect does. Which rows come, and in which order,
  * is the same either way: only how they are found differs.
  */
-export function rangePlanPageStatement(
-  db: Kysely<Database>,
-  table: ListTable,
-  scope: ListScope,
-  query: ListQuery,
-  ranged: RangedTotal,
-  paging: PageParams,
-) {
+export function rangePlanPageStatement(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal, paging: PageParams) {
   const total = rangedTotalOver(db, table, scope, query, ranged, sql.ref('c.covered'));
   const walks = walkIsCheaperSql(sql.ref('t.slice'), sql.ref('t.covered'), paging.offset, paging.perPage);
   const order = totalOrder(query.sort);
   const columns = [...new Set(order.map((k) => k.column))] as Array<'id'>;
   const branch = (written: ListQuery, runs: Expression<boolean>) =>
-    offsetPageSelect(db, table, scope, written, paging.offset, paging.perPage)
-      .select(columns)
-      .where(runs);
+    offsetPageSelect(db, table, scope, written, paging.offset, paging.perPage).select(columns).where(runs);
   const walk = branch(withRangesWritten(query, 'opaque'), walks);
   const read = branch(withRangesClosed(query), sql<boolean>`not ${walks}`);
   const inOrder = sql.join(order.map((k) => sql`${sql.ref(`u.${k.column}`)} ${sql.raw(k.direction)}`));

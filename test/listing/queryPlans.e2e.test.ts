@@ -83,11 +83,18 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     'writes a range on another column than the sort’s first into the statement’s text, sent unnamed, when no counts choose its plan (PostgreSQL)',
     () => {
       const page = (q: string) =>
-        offsetPageQuery(database.db.kysely, 'postgres', 'payments', { tenantId: 'ten_x' }, parseListQuery(paymentListSpec, parseQueryString(q) as RawListQuery), {
-          page: 1,
-          perPage: 10,
-          offset: 0,
-        });
+        offsetPageQuery(
+          database.db.kysely,
+          'postgres',
+          'payments',
+          { tenantId: 'ten_x' },
+          parseListQuery(paymentListSpec, parseQueryString(q) as RawListQuery),
+          {
+            page: 1,
+            perPage: 10,
+            offset: 0,
+          },
+        );
       // Two currencies: no one index gives the order to walk (walkServesOrder), so nothing to choose between.
       const literal = page('filter[currency]=EUR,USD&filter[amount][gte]=1000&filter[amount][lt]=10000');
       expect(literal.sql.startsWith(PREPARED)).toBe(false);
