@@ -70,7 +70,8 @@ import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
-import { measureFiltersAgainst, printFiltersAgainst } from './filtersAgainst.ts';
+import { backendClient, pageQueriesOf } from './statementsAgainst.ts';
+import { measureFiltersAgainst, measureStatementsAgainst, printFiltersAgainst, printStatementsAgainst } from './filtersAgainst.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
@@ -246,7 +247,7 @@ for (const dialect of onlyFilters ? dialects : []) {
         log(`  ${dialect} ${size}: ${name}`);
         return hammer(url, ds.key, seconds, connections);
       };
-      if (before) {
+      if (before && values.against) {
         const rounds = Number(values['walk-rounds']);
         const requests = 11;
         // The deep pages of the ranges on another column than the sort's first: server time only (tens of ms each).
@@ -255,6 +256,13 @@ for (const dialect of onlyFilters ? dialects : []) {
           const lastPage = (await getJson(`${base}/payments?${list.query}`, ds.key)).meta.last_page as number;
           const page = pageAtDepth(lastPage, '90 %');
           deep.push({ name: `${list.name}: page ${page} of ${lastPage}`, path: `/v3/payments?${list.query}&page=${page}` });
+        }
+        if (dialect === 'postgres') {
+          // The statements alone first (seconds), then through HTTP.
+          const statementOptions = { calls: 1000, rounds: 5 };
+          const pages = await pageQueriesOf(ds, values.against);
+          const unfiltered = { name: 'unfiltered page 1', query: '' };
+          printStatementsAgainst(await measureStatementsAgainst(() => backendClient(ds.url), pages, [unfiltered, ...lists], statementOptions), statementOptions);
         }
         const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, lists, { rounds, requests, hammer: measure, deep });
         printFiltersAgainst(ds, cases, rounds, requests);
