@@ -35,7 +35,10 @@
  * - `--only filters` (filters.ts): page 1 and the page at 90 % depth of each filter shape of issue 31
  *   (status, currency, card_brand, account_id, a month, an amount bound; a month × status, an amount
  *   range × currency; default sort and the range's own column), on the service and on the floor (up
- *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1.
+ *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1;
+ *   `--against <checkout>` instead puts that build's server beside this one: page 1 of each list
+ *   (and the deep pages of the amount ranges) alternated in `--walk-rounds` rounds, p50 and
+ *   Server-Timing (filtersAgainst.ts).
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -49,10 +52,11 @@
  * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
-import { deepShapes, measureDeepPages } from './deepPages.ts';
+import { deepShapes, measureDeepPages, pageAtDepth } from './deepPages.ts';
 import { measureExports, type ExportsResult } from './exports.ts';
 import { printDepthAndWriteRatios, printExports, printFloorRatios, printSizeRatios, printSparseRatios, printTable, SPARSE_FIELDS, SPARSE_SCENARIO, type SizeResult } from './report.ts';
 import { restoreDataset } from './restore.ts';
@@ -66,6 +70,8 @@ import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
+import { backendClient, pageQueriesOf } from './statementsAgainst.ts';
+import { measureFiltersAgainst, measureStatementsAgainst, printFiltersAgainst, printStatementsAgainst } from './filtersAgainst.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
@@ -229,7 +235,11 @@ for (const dialect of onlyFilters ? dialects : []) {
     const ds = await ensureDataset(dialect, size, log);
     const server = await startServer(ds.url);
     // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does.
-    const floor = size <= 1_000_000 ? await startFloor(ds.url) : undefined;
+    // With --against, the other build's server instead of the floor, page 1 side by side (filtersAgainst.ts).
+    const floor = size <= 1_000_000 && !values.against ? await startFloor(ds.url) : undefined;
+    const before = values.against
+      ? await startServer(ds.url, { command: [resolve(values.against, 'src/cli/main.ts'), 'serve'], cwd: values.against })
+      : undefined;
     try {
       const base = `${server.origin}/v3`;
       const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) });
@@ -237,8 +247,30 @@ for (const dialect of onlyFilters ? dialects : []) {
         log(`  ${dialect} ${size}: ${name}`);
         return hammer(url, ds.key, seconds, connections);
       };
-      printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
+      if (before && values.against) {
+        const rounds = Number(values['walk-rounds']);
+        const requests = 11;
+        // The deep pages of the ranges on another column than the sort's first: server time only (tens of ms each).
+        const deep = [];
+        for (const list of lists.filter((l) => l.query.includes('filter[amount]') && !l.query.includes('sort='))) {
+          const lastPage = (await getJson(`${base}/payments?${list.query}`, ds.key)).meta.last_page as number;
+          const page = pageAtDepth(lastPage, '90 %');
+          deep.push({ name: `${list.name}: page ${page} of ${lastPage}`, path: `/v3/payments?${list.query}&page=${page}` });
+        }
+        if (dialect === 'postgres') {
+          // The statements alone first (seconds), then through HTTP.
+          const statementOptions = { calls: 1000, rounds: 5 };
+          const pages = await pageQueriesOf(ds, values.against);
+          const unfiltered = { name: 'unfiltered page 1', query: '' };
+          printStatementsAgainst(await measureStatementsAgainst(() => backendClient(ds.url), pages, [unfiltered, ...lists], statementOptions), statementOptions);
+        }
+        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, lists, { rounds, requests, hammer: measure, deep });
+        printFiltersAgainst(ds, cases, rounds, requests);
+      } else {
+        printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
+      }
     } finally {
+      await before?.stop();
       await floor?.stop();
       await server.stop();
     }

@@ -13,7 +13,7 @@ import {
   type ListScope,
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
-import { bucketPageQuery, listTotalSelect } from '../../src/listing/fetchListPage.ts';
+import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
@@ -152,6 +152,11 @@ export function shapeQueries(
     // through another index and a filter, so its plan is held to no full scan only.
     const ranged = total.from === 'list_buckets and edge rows';
     if (bucketed) out.push({ label: `buckets${end} (the whole page as one statement)`, strategy: ranged ? undefined : `buckets${end}`, query: bucketed });
+    // PostgreSQL: the first pages' one statement holds the walk and the range's index, its counts choosing (rangePlanStatement.ts).
+    if (shape.walks && dialect === 'postgres') {
+      const chosen = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 2, perPage: 100, offset: 100 });
+      out.push({ label: `offset${end}, both plans in one statement`, query: { compile: () => chosen } });
+    }
     // SQLite, most rows in range: the page walks the sort's index (rangePlans.ts).
     if (shape.walks && dialect === 'sqlite') {
       const w = end ? reversed(walked) : walked;

@@ -30,6 +30,7 @@ function conditionSql(c: Condition, tenantId: string) {
       const op = sql.raw(RANGE_SQL[c.op]);
       if (c.written === 'literal') return sql<boolean>`${column} ${op} ${sql.lit(c.value)}`;
       if (c.written === 'unindexed') return sql<boolean>`+${column} ${op} ${c.value}`;
+      if (c.written === 'opaque') return sql<boolean>`coalesce(${column}, ${column}) ${op} ${c.value}`;
       return sql<boolean>`${column} ${op} ${c.value}`;
     }
     case 'metadata':

@@ -34,6 +34,7 @@ import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
+import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -97,6 +98,8 @@ interface ListRequest {
   ranged?: RangedTotal;
   /** SQLite: the page's rows walk the sort's index, the range tested row by row (rangePlans.ts); the total is read as ever. */
   walk?: boolean;
+  /** PostgreSQL: the first pages' one statement holds both plans and chooses by its counts (rangePlanStatement.ts). */
+  choose?: boolean;
 }
 
 /** The query a page's rows are read by: the list's, its range written unindexed when the page walks the sort's index. */
@@ -105,10 +108,32 @@ const rowsQueryOf = (list: ListRequest) => (list.walk ? withRangesWritten(list.q
 /**
  * The list's query as a dialect's statement should be written (rangePlans.ts): on PostgreSQL a
  * range on another column than the sort's first goes into the SQL text as a literal, so the
- * plan is made for its value.
+ * plan is made for its value (deep pages, and lists whose plan no counts choose).
  */
 function plannedQuery(dialect: Dialect, query: ListQuery): ListQuery {
   return dialect === 'postgres' && hasRangeOffTheSort(query) ? withRangesWritten(query, 'literal') : query;
+}
+
+/**
+ * Whether a ranged list's page has its plan chosen from counts (rangePlans.ts): a range on
+ * another column than the sort's first, on a bucketed slice whose index gives the sort's order.
+ */
+function plansByCounts(list: ListRequest): boolean {
+  const { ranged, query } = list;
+  return ranged !== undefined && hasRangeOffTheSort(query) && isBucketed(query.sort[0].column) && walkServesOrder(ranged.slice, query);
+}
+
+/**
+ * The list a page's one statement reads: on PostgreSQL, a list whose plan counts choose keeps its
+ * range as parameters and chooses in the statement (named, prepared: rangePlanStatement.ts); any
+ * other, as plannedQuery writes it.
+ */
+function statementList(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery): ListRequest {
+  if (dialect === 'postgres') {
+    const list = listRequest(table, scope, query);
+    if (plansByCounts(list)) return { ...list, choose: true };
+  }
+  return listRequest(table, scope, plannedQuery(dialect, query));
 }
 
 /**
@@ -117,8 +142,8 @@ function plannedQuery(dialect: Dialect, query: ListQuery): ListQuery {
  * inline before the page. Only ever a choice of plan: both read the same rows.
  */
 async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: PageParams): Promise<boolean> {
-  const { ranged, query } = list;
-  if (!ranged || !hasRangeOffTheSort(query) || !isBucketed(query.sort[0].column) || !walkServesOrder(ranged.slice, query)) return false;
+  const { ranged } = list;
+  if (!ranged || !plansByCounts(list)) return false;
   const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
   const [counts] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
   return walkIsCheaper({ slice: Number(counts.slice), covered: Number(counts.covered) }, paging.offset, paging.perPage);
@@ -259,6 +284,10 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
+  if (list.choose && list.ranged) {
+    const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
+    return { compile: () => chosen.compile(db) };
+  }
   // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
   const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
   const statement = sql`${sql.raw(prepared)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
@@ -344,6 +373,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
     list.walk === true,
+    list.choose === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
     slice ? DIMENSIONS.map((d) => slice[d].length) : null,
     ranged
@@ -362,6 +392,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slotted: ListRequest = {
         table: list.table,
         walk: list.walk,
+        choose: list.choose,
         scope: {
           tenantId: slot('tenant'),
           ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}),
@@ -414,8 +445,8 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list = listRequest(table, scope, plannedQuery(dialect, query));
-  return offsetPageStatement(db, dialect, list, paging).compile();
+  const list = statementList(dialect, table, scope, query);
+  return pageStatementCompiled(db, dialect, list, paging, undefined) ?? offsetPageStatement(db, dialect, list, paging).compile();
 }
 
 /** The one statement that reads a deep page of a bucketed list on `dialect` (for `npm run explain` and the plan test); undefined for other lists. */
@@ -493,9 +524,10 @@ export async function writeListPage(
   guard?: StatementGuard,
 ): Promise<WrittenPage> {
   const { kysely: db, dialect } = ctx.db;
-  const list = listRequest(table, scope, plannedQuery(dialect, query));
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
+  // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
+  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, table, scope, query) : listRequest(table, scope, plannedQuery(dialect, query));
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   const how = search ? 'buckets' : 'offset';
   const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
@@ -524,9 +556,10 @@ export async function writeListPage(
   }
   let transaction = db.transaction().setAccessMode('read only');
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
+  const exact = list.choose ? listRequest(table, scope, plannedQuery(dialect, query)) : list;
   const page = await transaction.execute(async (trx) => {
-    const total = Number((await totalSelect(trx, list).executeTakeFirstOrThrow()).n);
-    return pageOf(trx, dialect, tuning, list, total, paging);
+    const total = Number((await totalSelect(trx, exact).executeTakeFirstOrThrow()).n);
+    return pageOf(trx, dialect, tuning, exact, total, paging);
   });
   return written(page, add);
 }

@@ -83,14 +83,18 @@ export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table
  * conditions on the slice's index (two short range scans: the partly covered finest buckets).
  */
 export function rangedTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal) {
-  const buckets = bucketRunsSum(table, scope, ranged, ranged.segments);
+  return db.selectNoFrom(rangedTotalOver(db, table, scope, query, ranged, bucketRunsSum(table, scope, ranged, ranged.segments)).as('n'));
+}
+
+/** The same total as an expression, over the covered buckets' sum `buckets` read elsewhere (rangeShareSelect's `covered`). */
+export function rangedTotalOver(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal, buckets: Expression<number>) {
   const column = sql.ref(ranged.column);
   const below = countSelect(db, table, scope, boundedOn(query, ranged.column, 'below')).where(column, '<', ranged.low);
   const past =
     ranged.high === undefined
       ? sql<number>`0`
       : sql<number>`(${countSelect(db, table, scope, boundedOn(query, ranged.column, 'above')).where(column, '>=', ranged.high)})`;
-  return db.selectNoFrom(sql<number>`${buckets} + (${below}) + ${past}`.as('n'));
+  return sql<number>`${buckets} + (${below}) + ${past}`;
 }
 
 /**
@@ -150,7 +154,7 @@ export function rowsBeforeRangeSelect(
 }
 
 /**
- * What a ranged list's page chooses its plan from on SQLite (rangePlans.ts): the slice's total
+ * What a ranged list's page chooses its plan from (rangePlans.ts): the slice's total
  * (`slice`, list_counts) and its rows in the buckets wholly inside the range (`covered`, a lower
  * bound of the range's rows). A few count rows: read inline.
  */

@@ -11,14 +11,20 @@ import type { ListSlice, RangeCondition } from './listSlice.ts';
  * page 1 at 100k payments, 70 % of them in range), and PostgreSQL's generic plan of a named
  * statement (plan_cache_mode = force_generic_plan) prices a range on two ends as very selective
  * and takes `payments_tenant_currency_amount` and sorts (40–70 ms against 0.8 ms for the plan the
- * values call for). Nothing here changes which rows match, only how the SQL is written:
+ * values call for). Where both plans serve the list (a bucketed slice whose index gives the
+ * sort's order), counts choose: SQLite reads two count rows first (walkIsCheaper); PostgreSQL's
+ * first pages hold both plans in one named statement that chooses by the same counts as it runs
+ * (rangePlanStatement.ts). Nothing here changes which rows match, only how the SQL is written:
  * - `literal`: the range's value in the SQL text rather than a parameter, so PostgreSQL's plan
  *   of the statement is made for that value with its statistics (the statement is then sent
- *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan);
+ *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan): its
+ *   deep pages, and lists whose plan no counts choose;
  * - `unindexed`: the column written `+column` (SQLite), which no index serves, so the planner
- *   walks the slice's index in the sort's order and tests each row's range.
+ *   walks the slice's index in the sort's order and tests each row's range;
+ * - `opaque`: the same for PostgreSQL, `coalesce(column, column)` (it has no unary plus for a
+ *   timestamp, and does not fold the coalesce of a column): the walk branch of its statement.
  */
-export type RangeWriting = 'literal' | 'unindexed';
+export type RangeWriting = 'literal' | 'unindexed' | 'opaque';
 
 /** Whether a range condition of `query` is on another column than its sort's first. */
 export function hasRangeOffTheSort(query: ListQuery): boolean {
@@ -55,9 +61,35 @@ function written(query: ListQuery, writing: RangeWriting, pick: (c: RangeConditi
   return {
     ...query,
     conditions: query.conditions.map((c) =>
-      c.match === 'range' && pick(c) && (writing === 'unindexed' || literalSafe(c.value)) ? { ...c, written: writing } : c,
+      c.match === 'range' && pick(c) && (writing !== 'literal' || literalSafe(c.value)) ? { ...c, written: writing } : c,
     ),
   };
+}
+
+/** The far ends of a bucketed column's type: every value it can hold lies between them. */
+const FAR_ENDS: Record<string, { low: string; high: string }> = {
+  amount: { low: '-9223372036854775808', high: '9223372036854775807' },
+  created_at: { low: '-infinity', high: 'infinity' },
+};
+
+/**
+ * PostgreSQL: `query` with a range open at one end on another column than the sort's first closed
+ * there by its type's far end (`amount >= $1` and `amount <= 9223372036854775807`), which every
+ * row satisfies. A generic plan prices a range on one end of a parameter as a third of the rows
+ * and one on both ends as very few: closed, the plan of the branch that reads the range's index
+ * (rangePlanStatement.ts) is made for the few rows it runs for.
+ */
+export function withRangesClosed(query: ListQuery): ListQuery {
+  const first = query.sort[0]?.column;
+  const added: ListQuery['conditions'] = [];
+  for (const column of new Set(query.conditions.flatMap((c) => (c.match === 'range' && c.column !== first ? [c.column] : [])))) {
+    const far = FAR_ENDS[column];
+    const ops = query.conditions.flatMap((c) => (c.match === 'range' && c.column === column ? [c.op] : []));
+    if (!far) continue;
+    if (!ops.some((op) => op === 'lt' || op === 'lte')) added.push({ column, match: 'range', op: 'lte', value: far.high });
+    if (!ops.some((op) => op === 'gt' || op === 'gte')) added.push({ column, match: 'range', op: 'gte', value: far.low });
+  }
+  return { ...query, conditions: [...query.conditions, ...added] };
 }
 
 /** Whether any range of `query` is written as a literal (its statement is then planned per call, not prepared). */

@@ -33,7 +33,7 @@ export type Condition =
   | { column: string; match: 'in'; values: string[] }
   | { column: string; match: 'equals' | 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
-  | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' }
+  | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque' }
   /** Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts). */
   | { column: string; match: 'metadata'; key: string; values: string[] };
 

@@ -5,6 +5,7 @@ import {
   hasRangeOffTheSort,
   walkIsCheaper,
   walkServesOrder,
+  withRangesClosed,
   withRangesWritten,
   withStartSideUnindexed,
 } from '../../src/listing/rangePlans.ts';
@@ -49,6 +50,24 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
     const odd: ListQuery = { ...amountFrom1000ByTime, conditions: [{ column: 'amount', match: 'range', op: 'gte', value: 1e21 }] };
     expect(writings(withRangesWritten(odd, 'literal'))).toEqual(['parameter']);
     expect(writings(withRangesWritten(odd, 'unindexed'))).toEqual(['unindexed']);
+    // Written without its value in the text: any value, a statement template's placeholder too.
+    expect(writings(withRangesWritten(odd, 'opaque'))).toEqual(['opaque']);
+  });
+
+  it('closes a range off the sort open at one end by its type’s far end, which every row satisfies (PostgreSQL’s range-index branch)', () => {
+    const bounds = (query: ListQuery) => query.conditions.flatMap((c) => (c.match === 'range' ? [`${c.column} ${c.op} ${c.value}`] : []));
+    const amountFrom1000 = { ...amountFrom1000ByTime, conditions: amountFrom1000ByTime.conditions.slice(0, 2) };
+    expect(bounds(withRangesClosed(amountFrom1000))).toEqual(['amount gte 1000', 'amount lte 9223372036854775807']);
+    const monthOn = (op: 'gte' | 'lt'): ListQuery => ({
+      conditions: [{ column: 'created_at', match: 'range', op, value: '2026-07-01T00:00:00.000Z' }],
+      sort: [{ column: 'amount', direction: 'asc' }],
+    });
+    expect(bounds(withRangesClosed(monthOn('lt')))).toEqual(['created_at lt 2026-07-01T00:00:00.000Z', 'created_at gte -infinity']);
+    expect(bounds(withRangesClosed(monthOn('gte')))).toEqual(['created_at gte 2026-07-01T00:00:00.000Z', 'created_at lte infinity']);
+    // Closed already, or on the sort's first column: as it was.
+    expect(withRangesClosed(amountFrom1000ByTime)).toEqual(amountFrom1000ByTime);
+    expect(withRangesClosed(monthByTime('asc'))).toEqual(monthByTime('asc'));
+    expect(writings(withRangesWritten(amountFrom1000ByTime, 'opaque'))).toEqual(['in', 'opaque', 'opaque']);
   });
 
   it('leaves unindexed only the bound on the side a placed page starts from', () => {
