@@ -35,7 +35,9 @@
  * - `--only filters` (filters.ts): page 1 and the page at 90 % depth of each filter shape of issue 31
  *   (status, currency, card_brand, account_id, a month, an amount bound; a month × status, an amount
  *   range × currency; default sort and the range's own column), on the service and on the floor (up
- *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1.
+ *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1;
+ *   `--against <checkout>` instead measures that build's server beside this one (filtersAgainst.ts):
+ *   server time of alternating requests and p50s of alternating runs, `--walk-rounds` of them.
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -49,6 +51,7 @@
  * (outboxCost.ts): creates/s without and with an enabled endpoint, and delivery throughput to a
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
@@ -66,6 +69,7 @@ import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
+import { measureFiltersAgainst, printFiltersAgainst } from './filtersAgainst.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
@@ -82,7 +86,7 @@ const { values } = parseArgs({
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
     'outbox-only': { type: 'boolean', default: false },
-    /** `--only writes` and `--only floor`: another checkout whose server is measured beside this one (before and after). */
+    /** `--only writes`, `--only floor` and `--only filters`: another checkout whose server is measured beside this one (before and after). */
     against: { type: 'string' },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
@@ -228,8 +232,12 @@ for (const dialect of onlyFilters ? dialects : []) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments, filter shapes`);
     const ds = await ensureDataset(dialect, size, log);
     const server = await startServer(ds.url);
+    // With --against, another build's server beside this one instead of the floor (filtersAgainst.ts).
+    const before = values.against
+      ? await startServer(ds.url, { command: [resolve(values.against, 'src/cli/main.ts'), 'serve'], cwd: values.against })
+      : undefined;
     // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does.
-    const floor = size <= 1_000_000 ? await startFloor(ds.url) : undefined;
+    const floor = !before && size <= 1_000_000 ? await startFloor(ds.url) : undefined;
     try {
       const base = `${server.origin}/v3`;
       const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) });
@@ -237,9 +245,14 @@ for (const dialect of onlyFilters ? dialects : []) {
         log(`  ${dialect} ${size}: ${name}`);
         return hammer(url, ds.key, seconds, connections);
       };
-      printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
+      if (before) {
+        const sideBySide = { requests: 15, rounds: Number(values['walk-rounds']) };
+        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, lists, { ...sideBySide, hammer: measure });
+        printFiltersAgainst(ds, cases, sideBySide);
+      } else printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
     } finally {
       await floor?.stop();
+      await before?.stop();
       await server.stop();
     }
   }
