@@ -10,7 +10,8 @@ import { guardedStatement, type StatementGuard } from '../db/guardedStatement.ts
 import type { PageParams } from '../pagination/pageParams.ts';
 import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
-import { marked, StatementTemplates } from '../db/statementTemplates.ts';
+import { marked, StatementTemplates, type SlotMaker } from '../db/statementTemplates.ts';
+import type { BucketSegment } from '../counts/rangeBuckets.ts';
 import {
   afterBoundarySelect,
   bucketPageFromRowSelect,
@@ -311,8 +312,6 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
   if (query.conditions.some((c) => c.match === 'contains')) return undefined;
   // A range written as a literal (PostgreSQL, rangePlans.ts): its statement is planned per value.
   if (hasLiteralRange(query)) return undefined;
-  // A ranged deep page's statement depends on its runs of buckets below and above: built per request.
-  if (search && list.ranged) return undefined;
   const values: Record<string, unknown> = {
     tenant: scope.tenantId,
     account: scope.accountId,
@@ -335,6 +334,13 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     });
     values['r.low'] = ranged.low;
     if (ranged.high !== undefined) values['r.high'] = ranged.high;
+    // A deep page also reads the slice's runs of buckets below and above the range (rowsBeforeRangeSelect).
+    for (const side of ['below', 'above'] as const) {
+      ranged[side].forEach((seg, k) => {
+        if (seg.from !== undefined) values[`r.${side}${k}.from`] = seg.from;
+        if (seg.to !== undefined) values[`r.${side}${k}.to`] = seg.to;
+      });
+    }
   }
   const key = JSON.stringify([
     dialect,
@@ -353,6 +359,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
           DIMENSIONS.map((d) => ranged.slice[d].length),
           ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
           ranged.high === undefined,
+          search ? [ranged.below, ranged.above].map((runs) => runs.map((seg) => [seg.level, seg.from === undefined, seg.to === undefined])) : null,
         ]
       : null,
   ]);
@@ -388,6 +395,8 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
                   from: slot<number>(`r${k}.from`),
                   ...(seg.to !== undefined ? { to: slot<number>(`r${k}.to`) } : {}),
                 })),
+                below: slottedRuns(slot, 'below', ranged.below),
+                above: slottedRuns(slot, 'above', ranged.above),
                 low: slot<string | number>('r.low'),
                 ...(ranged.high !== undefined ? { high: slot<string | number>('r.high') } : {}),
               },
@@ -396,13 +405,23 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       };
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
-      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: slotted.slice! };
+      // A ranged list's descent runs in its slice (bucketSearchOf).
+      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: (slotted.ranged?.slice ?? slotted.slice) as ListSlice };
       if (dialect === 'sqlite') return sqlitePage(slotted, bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },
     values,
   );
+}
+
+/** A ranged list's runs of buckets on one side of its range, with a placeholder for every bucket number. */
+function slottedRuns(slot: SlotMaker, side: 'below' | 'above', runs: BucketSegment[]): BucketSegment[] {
+  return runs.map((seg, k) => ({
+    level: seg.level,
+    ...(seg.from !== undefined ? { from: slot<number>(`r.${side}${k}.from`) } : {}),
+    ...(seg.to !== undefined ? { to: slot<number>(`r.${side}${k}.to`) } : {}),
+  }));
 }
 
 /** The one statement that reads one of a list's first pages and its total, as the service sends it (for the bench's "SQL alone"). */
