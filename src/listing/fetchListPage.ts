@@ -14,7 +14,7 @@ import { marked, StatementTemplates, type SlotMaker } from '../db/statementTempl
 import type { BucketSegment } from '../counts/rangeBuckets.ts';
 import {
   afterBoundarySelect,
-  bucketPageFromRowSelect,
+  pageFromRowSelect,
   countedTotalSelect,
   countSelect,
   rangedTotalSelect,
@@ -98,6 +98,8 @@ interface ListRequest {
   ranged?: RangedTotal;
   /** SQLite: the page's rows walk the sort's index, the range tested row by row (rangePlans.ts); the total is read as ever. */
   walk?: boolean;
+  /** PostgreSQL: a first page's OFFSET is skipped in the sort's index alone (skipsInIndex). */
+  skipInIndex?: boolean;
 }
 
 /** The query a page's rows are read by: the list's, its range written unindexed when the page walks the sort's index. */
@@ -232,7 +234,7 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, s
   const skipQuery = ranged ? withoutRanges(query) : query;
   // SQLite: the range's bound on the page's starting side steers no index (rangePlans.ts).
   const rowsQuery = ranged && dialect === 'sqlite' ? withStartSideUnindexed(query, search.direction) : query;
-  return { descent, page: bucketPageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
+  return { descent, page: pageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
 }
 
 /** PostgreSQL: the page a bucket descent places and the total, as one prepared statement. */
@@ -262,8 +264,31 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
   // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
   const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
+  if (list.skipInIndex) {
+    const { ctes, rows } = pageFromRowSelect(db, list.table, list.scope, list.query, undefined, sql<number>`${paging.offset}`, paging.perPage);
+    const statement = sql`${sql.raw(prepared)}with ${withClause(ctes)}
+    select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${rows()}) as p on true`;
+    return { compile: () => statement.compile(db) };
+  }
   const statement = sql`${sql.raw(prepared)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
+}
+
+/** From this OFFSET on, a first page of PostgreSQL skips in the index alone (skipsInIndex); below it the table rows cost less than a second index descent. */
+const SKIP_IN_INDEX_FROM = 100;
+
+/**
+ * PostgreSQL: whether a first page skips its OFFSET in the sort's index alone (pageFromRowSelect:
+ * the starting row's keys by an index-only scan, then the page from there by a row comparison).
+ * A plain OFFSET visits the table for every row it skips (page 99 of one account's 1,095
+ * payments: 990 table pages, ~1 ms of a ~0.3 ms page 1). Only for lists whose rows are a run of
+ * the sort's index, in one direction (the lists bucket counts place: a counted slice, or its
+ * range of the sort's first column); SQLite steps over skipped entries without reading their rows.
+ */
+function skipsInIndex(dialect: Dialect, list: ListRequest, paging: PageParams): boolean {
+  if (dialect !== 'postgres' || paging.offset < SKIP_IN_INDEX_FROM || !bucketSearchOf(list, list.query)) return false;
+  const order = totalOrder(list.query.sort);
+  return order.every((k) => k.direction === order[0].direction);
 }
 
 /** The statement of a page that one statement answers, built for this request alone (pageStatementCompiled builds the same once per shape). */
@@ -350,6 +375,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
     list.walk === true,
+    list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
     slice ? DIMENSIONS.map((d) => slice[d].length) : null,
     ranged
@@ -369,6 +395,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slotted: ListRequest = {
         table: list.table,
         walk: list.walk,
+        skipInIndex: list.skipInIndex,
         scope: {
           tenantId: slot('tenant'),
           ...(scope.accountId !== undefined ? { accountId: slot<string>('account') } : {}),
@@ -434,6 +461,7 @@ export function offsetPageQuery(
   paging: PageParams,
 ): CompiledQuery {
   const list = listRequest(table, scope, plannedQuery(dialect, query));
+  list.skipInIndex = skipsInIndex(dialect, list, paging);
   return offsetPageStatement(db, dialect, list, paging).compile();
 }
 
@@ -521,6 +549,7 @@ export async function writeListPage(
   if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
   if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
+  if (offset < tuning.plainOffsetUpTo) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).
   if (oneStatement) {
     const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? pageStatement(db, dialect, list, paging, search).compile();
