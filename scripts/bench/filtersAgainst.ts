@@ -1,8 +1,7 @@
 import type { Dataset } from './datasets.ts';
-import { pageAtDepth } from './deepPages.ts';
-import type { FilterList } from './filters.ts';
+import { depthOf, listUrl, sameAnswers, type FilterList } from './filters.ts';
 import { median } from './median.ts';
-import { getJson, serverMsOf, type Measured } from './scenarios.ts';
+import { serverMsOf, type Measured } from './scenarios.ts';
 
 /**
  * `--only filters --against <checkout>`: each filter shape's page 1 and page at 90 % on this
@@ -26,8 +25,6 @@ interface Sides {
   p50: number;
 }
 
-const listUrl = (origin: string, query: string, page: number) => `${origin}/v3/payments?${query}&page=${page}`;
-
 async function serverMs(url: string, key: string): Promise<number> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   await response.arrayBuffer();
@@ -43,16 +40,8 @@ export async function measureFiltersAgainst(
 ): Promise<AgainstCase[]> {
   const cases: AgainstCase[] = [];
   for (const list of lists) {
-    const meta = (await getJson(listUrl(origins.ours, list.query, 1), ds.key)).meta;
-    const page90 = pageAtDepth(meta.last_page, '90 %');
-    const answer = async (origin: string, page: number) => {
-      // The data and the meta's numbers (its path and links name the server's own origin).
-      const body = await getJson(listUrl(origin, list.query, page), ds.key);
-      const { total, last_page, from, to, current_page } = body.meta;
-      return JSON.stringify([total, last_page, from, to, current_page, body.data]);
-    };
-    let sameAnswer = true;
-    for (const page of [1, page90]) sameAnswer &&= (await answer(origins.ours, page)) === (await answer(origins.before, page));
+    const { page90 } = await depthOf(origins.ours, list.query, ds.key);
+    const sameAnswer = await sameAnswers([origins.ours, origins.before], list.query, [1, page90], ds.key);
     const timed = { ours: { page1: [] as number[], page90: [] as number[] }, before: { page1: [] as number[], page90: [] as number[] } };
     const hammered = { ours: { page1: [] as number[], page90: [] as number[] }, before: { page1: [] as number[], page90: [] as number[] } };
     for (const [which, page] of [
