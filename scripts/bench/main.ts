@@ -246,8 +246,9 @@ for (const dialect of onlyFilters ? dialects : []) {
         return hammer(url, ds.key, seconds, connections);
       };
       if (before) {
-        const sideBySide = { requests: 15, rounds: Number(values['walk-rounds']) };
-        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, lists, { ...sideBySide, hammer: measure });
+        const sideBySide = { requests: 15, rounds: Number(values['walk-rounds']), seconds };
+        const pids = { ours: server.child.pid as number, before: before.child.pid as number };
+        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, pids, lists, { ...sideBySide, hammer: measure });
         printFiltersAgainst(ds, cases, sideBySide);
       } else printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
     } finally {
