@@ -92,7 +92,23 @@ export async function monthOfData(base: string, key: string): Promise<ShapeValue
   return { gte: first(3), lt: first(2) };
 }
 
-const listUrl = (origin: string, query: string, page: number) => `${origin}/v3/payments?${query}&page=${page}`;
+export const listUrl = (origin: string, query: string, page: number) => `${origin}/v3/payments?${query}&page=${page}`;
+
+/** The page at 90 % of a list (per_page 10) and its total, from its page 1. */
+export async function depthOf(origin: string, query: string, key: string): Promise<{ total: number; lastPage: number; page90: number }> {
+  const meta = (await getJson(listUrl(origin, query, 1), key)).meta;
+  return { total: meta.total, lastPage: meta.last_page, page90: pageAtDepth(meta.last_page, '90 %') };
+}
+
+/** Whether two servers answer the same total and the same rows for each of `pages` of a list. */
+export async function sameAnswers(origins: [string, string], query: string, pages: number[], key: string): Promise<boolean> {
+  const rowsOf = async (origin: string, page: number) => {
+    const body = await getJson(listUrl(origin, query, page), key);
+    return JSON.stringify([body.meta.total, body.data.map((r: { id: string }) => r.id)]);
+  };
+  for (const page of pages) if ((await rowsOf(origins[0], page)) !== (await rowsOf(origins[1], page))) return false;
+  return true;
+}
 
 /**
  * Hammers each list's page 1 and page at 90 % (per_page 10, pages from meta.total) on the
@@ -112,22 +128,16 @@ export async function measureFilters(
   const unfilteredFloor = origins.floor ? await measure('unfiltered page 1 (the floor)', `${origins.floor}/v3/payments?page=1`) : undefined;
   const cases: FilterCase[] = [];
   for (const list of lists) {
-    const meta = (await getJson(listUrl(origins.ours, list.query, 1), ds.key)).meta;
-    const page90 = pageAtDepth(meta.last_page, '90 %');
+    const { total, lastPage, page90 } = await depthOf(origins.ours, list.query, ds.key);
     // The floor answers the same total and the same rows, or the comparison is void (marked in the table).
-    const rowsOf = async (origin: string, page: number) => {
-      const body = await getJson(listUrl(origin, list.query, page), ds.key);
-      return JSON.stringify([body.meta.total, body.data.map((r: { id: string }) => r.id)]);
-    };
-    const sameAnswer = async (floor: string) =>
-      (await rowsOf(origins.ours, 1)) === (await rowsOf(floor, 1)) && (await rowsOf(origins.ours, page90)) === (await rowsOf(floor, page90));
+    const sameAnswer = (floor: string) => sameAnswers([origins.ours, floor], list.query, [1, page90], ds.key);
     const both = async (origin: string, who: string) => ({
       page1: await measure(`${list.name}: page 1${who}`, listUrl(origin, list.query, 1)),
-      page90: await measure(`${list.name}: page ${page90} of ${meta.last_page}${who}`, listUrl(origin, list.query, page90)),
+      page90: await measure(`${list.name}: page ${page90} of ${lastPage}${who}`, listUrl(origin, list.query, page90)),
     });
     cases.push({
       ...list,
-      total: meta.total,
+      total,
       page90,
       ours: await both(origins.ours, ''),
       floor: origins.floor ? { ...(await both(origins.floor, ' (the floor)')), sameAnswer: await sameAnswer(origins.floor) } : undefined,

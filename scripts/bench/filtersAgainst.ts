@@ -1,173 +1,121 @@
 import type { Dataset } from './datasets.ts';
-import type { FilterList } from './filters.ts';
+import { depthOf, listUrl, sameAnswers, type FilterList } from './filters.ts';
 import { median } from './median.ts';
-import type { Measured } from './scenarios.ts';
+import { serverMsOf, type Measured } from './scenarios.ts';
+import { processSeconds } from './writes.ts';
+import pg from 'pg';
 
 /**
- * `--only filters --against <checkout>`: page 1 of each filter shape (and the unfiltered page 1)
- * on this build's server and another's, on the same dataset, alternated list by list for
- * `rounds` rounds, so that before and after meet the same neighbours. Two measures per list and
- * build: p50 under load (`hammer`, the filters table's measure) and the server's own time for one
- * request at a time (`Server-Timing: app;dur=…`, `requests` alternating single requests, median),
- * which shows a change of a few hundred µs that a loaded machine's p50 hides. `deep` adds
- * lists timed by server time only (slow deep pages, a few requests each).
+ * `--only filters --against <checkout>`: each filter shape's page 1 and page at 90 % on this
+ * build and on another one (`before`), both serving the same dataset, side by side: the server's
+ * own time (Server-Timing) of single requests alternating between the two, and the p50 of each
+ * hammered at the run's concurrency, alternating run by run. On a shared, noisy machine the
+ * alternation puts the noise on both alike; a ratio of the same build's two pages is what the
+ * issue's target is stated in. The two answers are compared (total and ids) before timing.
+ * Beside the times, the CPU each hammered run cost per request it answered: the server process's
+ * (all its threads) and, on PostgreSQL, its database's backends' (the other build's are idle
+ * meanwhile), which the p50 of a run that saturates two cores follows.
  */
 export interface AgainstCase {
   name: string;
-  ours: Measured[];
-  before: Measured[];
-  oursServerMs: number[];
-  beforeServerMs: number[];
+  page90: number;
+  /** Per page (1, 90 %): the medians of the alternated server times and of the hammered p50s. */
+  ours: { page1: Sides; page90: Sides };
+  before: { page1: Sides; page90: Sides };
+  sameAnswer: boolean;
+}
+
+interface Sides {
+  serverMs: number;
+  p50: number;
+  /** CPU ms per request of the hammered runs (server process + database backends). */
+  cpuMs: number;
+}
+
+/** CPU seconds so far of a server and, on PostgreSQL, of every backend connected to its database but this probe's. */
+async function cpuSeconds(pid: number, ds: Dataset): Promise<number> {
+  if (ds.dialect !== 'postgres') return processSeconds(pid);
+  const client = new pg.Client({ connectionString: ds.url });
+  await client.connect();
+  try {
+    const { rows } = await client.query('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    return rows.reduce((sum, r) => sum + processSeconds(r.pid as number), processSeconds(pid));
+  } finally {
+    await client.end();
+  }
 }
 
 async function serverMs(url: string, key: string): Promise<number> {
   const response = await fetch(url, { headers: { authorization: `Bearer ${key}` } });
   await response.arrayBuffer();
   if (!response.ok) throw new Error(`${url}: ${response.status}`);
-  const timing = /app;dur=([0-9.]+)/.exec(response.headers.get('server-timing') ?? '');
-  if (!timing) throw new Error(`${url}: no Server-Timing`);
-  return Number(timing[1]);
-}
-
-/** Single requests to each origin in turn: the median server time of each. */
-async function alternating(urls: { ours: string; before: string }, key: string, requests: number) {
-  const ours: number[] = [];
-  const before: number[] = [];
-  // One of each first, unmeasured: statements prepared, pages cached, on both.
-  await serverMs(urls.ours, key);
-  await serverMs(urls.before, key);
-  for (let i = 0; i < requests; i++) {
-    ours.push(await serverMs(urls.ours, key));
-    before.push(await serverMs(urls.before, key));
-  }
-  return { ours: median(ours), before: median(before) };
+  return serverMsOf(response);
 }
 
 export async function measureFiltersAgainst(
   ds: Dataset,
   origins: { ours: string; before: string },
+  pids: { ours: number; before: number },
   lists: FilterList[],
-  options: {
-    rounds: number;
-    requests: number;
-    hammer: (name: string, url: string) => Promise<Measured>;
-    deep: Array<{ name: string; path: string }>;
-  },
+  options: { requests: number; rounds: number; seconds: number; hammer: (name: string, url: string) => Promise<Measured> },
 ): Promise<AgainstCase[]> {
-  const pages = [{ name: 'unfiltered page 1', path: '/v3/payments?page=1' }, ...lists.map((l) => ({ name: l.name, path: `/v3/payments?${l.query}&page=1` }))];
-  const cases: AgainstCase[] = [...pages, ...options.deep].map((p) => ({ name: p.name, ours: [], before: [], oursServerMs: [], beforeServerMs: [] }));
-  for (let round = 1; round <= options.rounds; round++) {
-    for (const [i, page] of pages.entries()) {
-      const c = cases[i];
-      // Alternate which build goes first, round by round.
-      const order = round % 2 === 1 ? (['ours', 'before'] as const) : (['before', 'ours'] as const);
-      for (const who of order) c[who].push(await options.hammer(`${page.name} (${who}, round ${round})`, origins[who] + page.path));
-      const timed = await alternating({ ours: origins.ours + page.path, before: origins.before + page.path }, ds.key, options.requests);
-      c.oursServerMs.push(timed.ours);
-      c.beforeServerMs.push(timed.before);
+  const cases: AgainstCase[] = [];
+  for (const list of lists) {
+    const { page90 } = await depthOf(origins.ours, list.query, ds.key);
+    const sameAnswer = await sameAnswers([origins.ours, origins.before], list.query, [1, page90], ds.key);
+    const timed = { ours: { page1: [] as number[], page90: [] as number[] }, before: { page1: [] as number[], page90: [] as number[] } };
+    const hammered = { ours: { page1: [] as number[], page90: [] as number[] }, before: { page1: [] as number[], page90: [] as number[] } };
+    const cpu = { ours: { page1: [] as number[], page90: [] as number[] }, before: { page1: [] as number[], page90: [] as number[] } };
+    for (const [which, page] of [
+      ['page1', 1],
+      ['page90', page90],
+    ] as const) {
+      for (let i = 0; i < options.requests; i++) {
+        // Which goes first alternates too, so neither always follows the other.
+        const order = i % 2 === 0 ? (['ours', 'before'] as const) : (['before', 'ours'] as const);
+        for (const who of order) timed[who][which].push(await serverMs(listUrl(origins[who], list.query, page), ds.key));
+      }
+      for (let round = 0; round < options.rounds; round++) {
+        for (const who of ['ours', 'before'] as const) {
+          const cpuBefore = await cpuSeconds(pids[who], ds);
+          const m = await options.hammer(`${list.name}: page ${page} (${who}, round ${round + 1})`, listUrl(origins[who], list.query, page));
+          const cpuAfter = await cpuSeconds(pids[who], ds);
+          hammered[who][which].push(m.p50);
+          cpu[who][which].push(((cpuAfter - cpuBefore) * 1000) / (m.rps * options.seconds));
+        }
+      }
     }
-    for (const [j, deep] of options.deep.entries()) {
-      const c = cases[pages.length + j];
-      const timed = await alternating({ ours: origins.ours + deep.path, before: origins.before + deep.path }, ds.key, 3);
-      c.oursServerMs.push(timed.ours);
-      c.beforeServerMs.push(timed.before);
-    }
+    const sides = (who: 'ours' | 'before', which: 'page1' | 'page90') => ({
+      serverMs: median(timed[who][which]),
+      p50: median(hammered[who][which]),
+      cpuMs: median(cpu[who][which]),
+    });
+    cases.push({
+      name: list.name,
+      page90,
+      ours: { page1: sides('ours', 'page1'), page90: sides('ours', 'page90') },
+      before: { page1: sides('before', 'page1'), page90: sides('before', 'page90') },
+      sameAnswer,
+    });
   }
   return cases;
 }
 
-const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+const fmt = (x: number, digits = 2) => x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
-export function printFiltersAgainst(ds: Dataset, cases: AgainstCase[], rounds: number, requests: number): void {
-  const p50 = (ms: Measured[]) => median(ms.map((m) => m.p50));
-  const [unfiltered] = cases;
-  console.log(`\n### ${ds.dialect} ${ds.payments.toLocaleString('en')} payments: filter shapes, this build against another (before)\n`);
+export function printFiltersAgainst(ds: Dataset, cases: AgainstCase[], options: { requests: number; rounds: number }): void {
+  console.log(`\n### ${ds.dialect} ${ds.payments.toLocaleString('en')} payments: filter shapes, before → this build, side by side\n`);
   console.log(
-    `Page 1 of each list on both servers, alternated, ${rounds} rounds: p50 under load (median of the rounds' p50s, ms) and server time ` +
-      `(Server-Timing, median of the rounds' medians of ${requests} single requests each in turn, ms). "÷ unfiltered": p50 ÷ the same build's unfiltered page 1.\n`,
+    `Server-Timing ms, median of ${options.requests} requests alternating between the builds; p50 ms hammered, median of ${options.rounds} alternating runs; CPU ms per request of those runs (server process${ds.dialect === 'postgres' ? ' + database backends' : ''}). 90 % ÷ page 1 of each build (target ≤ 2).\n`,
   );
-  console.log('| list | p50 before · after | ÷ unfiltered before · after | server ms before · after | server after ÷ before |');
-  console.log('|---|---|---|---|---|');
+  console.log(
+    '| list | page 1, server ms | page at 90 %, server ms | 90 % ÷ page 1, server | page 1, p50 | page at 90 %, p50 | 90 % ÷ page 1, p50 | page 1, CPU ms | page at 90 %, CPU ms | 90 % ÷ page 1, CPU |',
+  );
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const c of cases) {
-    const hammered = c.ours.length > 0;
-    const server = `${fmt(median(c.beforeServerMs))} · ${fmt(median(c.oursServerMs))}`;
-    const ratio = fmt(median(c.oursServerMs) / median(c.beforeServerMs));
-    if (!hammered) {
-      console.log(`| ${c.name} | — | — | ${server} | ${ratio} |`);
-      continue;
-    }
-    const over = (ms: Measured[], base: Measured[]) => p50(ms) / p50(base);
+    const pair = (pick: (s: { page1: Sides; page90: Sides }) => number) => `${fmt(pick(c.before))} → ${fmt(pick(c.ours))}`;
     console.log(
-      `| ${c.name} | ${fmt(p50(c.before))} · ${fmt(p50(c.ours))} | ${fmt(over(c.before, unfiltered.before))} · ${fmt(over(c.ours, unfiltered.ours))} | ${server} | ${ratio} |`,
+      `| ${c.name}${c.sameAnswer ? '' : ' (the builds answered otherwise!)'} | ${pair((s) => s.page1.serverMs)} | ${pair((s) => s.page90.serverMs)} (page ${c.page90.toLocaleString('en')}) | ${pair((s) => s.page90.serverMs / s.page1.serverMs)} | ${pair((s) => s.page1.p50)} | ${pair((s) => s.page90.p50)} | ${pair((s) => s.page90.p50 / s.page1.p50)} | ${pair((s) => s.page1.cpuMs)} | ${pair((s) => s.page90.cpuMs)} | ${pair((s) => s.page90.cpuMs / s.page1.cpuMs)} |`,
     );
-  }
-}
-
-/** One build's page-1 statement of a list, as its offsetPageQuery builds it. */
-type PageQueryOf = (query: string) => { sql: string; parameters: readonly unknown[] };
-
-export interface StatementCost {
-  name: string;
-  /** Per call, median of the rounds: wall ms (one client, one after the other) and the backend's CPU ms. */
-  before: { wallMs: number; cpuMs: number; named: boolean };
-  ours: { wallMs: number; cpuMs: number; named: boolean };
-}
-
-/**
- * PostgreSQL: page 1's one statement of each list as each build sends it (named when marked
- * PREPARED, as the service's pool sends it), `calls` times one after the other on one connection
- * with the service's session settings, alternated build by build for `rounds` rounds; the
- * backend's CPU time from /proc (the server on this machine), which the machine's load hardly
- * moves: what a statement costs the database, planning included when it is planned per call.
- */
-export async function measureStatementsAgainst(
-  connect: () => Promise<{ query(config: { name?: string; text: string; values: unknown[] }): Promise<unknown>; backendCpuMs(): number; end(): Promise<void> }>,
-  pages: { ours: PageQueryOf; before: PageQueryOf },
-  lists: Array<{ name: string; query: string }>,
-  options: { calls: number; rounds: number },
-): Promise<StatementCost[]> {
-  const client = await connect();
-  try {
-    const costs: StatementCost[] = [];
-    for (const [i, list] of lists.entries()) {
-      const runs = { ours: { wall: [] as number[], cpu: [] as number[] }, before: { wall: [] as number[], cpu: [] as number[] } };
-      const named = { ours: false, before: false };
-      const run = async (who: 'ours' | 'before', keep: boolean) => {
-        const { sql, parameters } = pages[who](list.query);
-        named[who] = sql.startsWith('/* prepared */');
-        const config = { ...(named[who] ? { name: `against_${who}_${i}` } : {}), text: sql, values: [...parameters] };
-        const cpu = client.backendCpuMs();
-        const started = performance.now();
-        for (let n = 0; n < options.calls; n++) await client.query(config);
-        if (!keep) return;
-        runs[who].wall.push((performance.now() - started) / options.calls);
-        runs[who].cpu.push((client.backendCpuMs() - cpu) / options.calls);
-      };
-      await run('ours', false);
-      await run('before', false);
-      for (let round = 0; round < options.rounds; round++) {
-        for (const who of round % 2 === 0 ? (['before', 'ours'] as const) : (['ours', 'before'] as const)) await run(who, true);
-      }
-      costs.push({
-        name: list.name,
-        before: { wallMs: median(runs.before.wall), cpuMs: median(runs.before.cpu), named: named.before },
-        ours: { wallMs: median(runs.ours.wall), cpuMs: median(runs.ours.cpu), named: named.ours },
-      });
-    }
-    return costs;
-  } finally {
-    await client.end();
-  }
-}
-
-export function printStatementsAgainst(costs: StatementCost[], options: { calls: number; rounds: number }): void {
-  const how = (c: { named: boolean }) => (c.named ? 'named' : 'unnamed');
-  console.log(
-    `\nPage 1's one statement alone (no key check), each build's, ${options.calls} calls one after the other per round, ${options.rounds} rounds alternated: per call, median of the rounds. Backend CPU from /proc (10 ms ticks: ±${fmt(10 / options.calls, 3)} ms).\n`,
-  );
-  console.log('| list | sent before · after | wall ms before · after | backend CPU ms before · after |');
-  console.log('|---|---|---|---|');
-  for (const c of costs) {
-    console.log(`| ${c.name} | ${how(c.before)} · ${how(c.ours)} | ${fmt(c.before.wallMs, 3)} · ${fmt(c.ours.wallMs, 3)} | ${fmt(c.before.cpuMs, 3)} · ${fmt(c.ours.cpuMs, 3)} |`);
   }
 }

@@ -36,9 +36,10 @@
  *   (status, currency, card_brand, account_id, a month, an amount bound; a month × status, an amount
  *   range × currency; default sort and the range's own column), on the service and on the floor (up
  *   to 1M rows), with the ratios the issue targets: 90 % ÷ page 1 and page 1 ÷ unfiltered page 1;
- *   `--against <checkout>` instead puts that build's server beside this one: page 1 of each list
- *   (and the deep pages of the amount ranges) alternated in `--walk-rounds` rounds, p50 and
- *   Server-Timing (filtersAgainst.ts).
+ *   `--against <checkout>` instead measures that build's server beside this one (filtersAgainst.ts):
+ *   server time of alternating requests and p50s of alternating runs, `--walk-rounds` of them; on
+ *   PostgreSQL first page 1's one statement of each list alone, each build's, with the backend's
+ *   CPU per call (statementsAgainst.ts).
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -70,8 +71,8 @@ import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
 import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
-import { backendClient, pageQueriesOf } from './statementsAgainst.ts';
-import { measureFiltersAgainst, measureStatementsAgainst, printFiltersAgainst, printStatementsAgainst } from './filtersAgainst.ts';
+import { backendClient, measureStatementsAgainst, pageQueriesOf, printStatementsAgainst } from './statementsAgainst.ts';
+import { measureFiltersAgainst, printFiltersAgainst } from './filtersAgainst.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
@@ -88,7 +89,7 @@ const { values } = parseArgs({
     /** `exports`: only the export section (it needs no writer and no other section). */
     only: { type: 'string' },
     'outbox-only': { type: 'boolean', default: false },
-    /** `--only writes` and `--only floor`: another checkout whose server is measured beside this one (before and after). */
+    /** `--only writes`, `--only floor` and `--only filters`: another checkout whose server is measured beside this one (before and after). */
     against: { type: 'string' },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
@@ -234,12 +235,12 @@ for (const dialect of onlyFilters ? dialects : []) {
     log(`${dialect}: dataset of ${size.toLocaleString('en')} payments, filter shapes`);
     const ds = await ensureDataset(dialect, size, log);
     const server = await startServer(ds.url);
-    // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does.
-    // With --against, the other build's server instead of the floor, page 1 side by side (filtersAgainst.ts).
-    const floor = size <= 1_000_000 && !values.against ? await startFloor(ds.url) : undefined;
+    // With --against, another build's server beside this one instead of the floor (filtersAgainst.ts).
     const before = values.against
       ? await startServer(ds.url, { command: [resolve(values.against, 'src/cli/main.ts'), 'serve'], cwd: values.against })
       : undefined;
+    // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does.
+    const floor = !before && size <= 1_000_000 ? await startFloor(ds.url) : undefined;
     try {
       const base = `${server.origin}/v3`;
       const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) });
@@ -248,15 +249,6 @@ for (const dialect of onlyFilters ? dialects : []) {
         return hammer(url, ds.key, seconds, connections);
       };
       if (before && values.against) {
-        const rounds = Number(values['walk-rounds']);
-        const requests = 11;
-        // The deep pages of the ranges on another column than the sort's first: server time only (tens of ms each).
-        const deep = [];
-        for (const list of lists.filter((l) => l.query.includes('filter[amount]') && !l.query.includes('sort='))) {
-          const lastPage = (await getJson(`${base}/payments?${list.query}`, ds.key)).meta.last_page as number;
-          const page = pageAtDepth(lastPage, '90 %');
-          deep.push({ name: `${list.name}: page ${page} of ${lastPage}`, path: `/v3/payments?${list.query}&page=${page}` });
-        }
         if (dialect === 'postgres') {
           // The statements alone first (seconds), then through HTTP.
           const statementOptions = { calls: 1000, rounds: 5 };
@@ -264,14 +256,14 @@ for (const dialect of onlyFilters ? dialects : []) {
           const unfiltered = { name: 'unfiltered page 1', query: '' };
           printStatementsAgainst(await measureStatementsAgainst(() => backendClient(ds.url), pages, [unfiltered, ...lists], statementOptions), statementOptions);
         }
-        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, lists, { rounds, requests, hammer: measure, deep });
-        printFiltersAgainst(ds, cases, rounds, requests);
-      } else {
-        printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
-      }
+        const sideBySide = { requests: 15, rounds: Number(values['walk-rounds']), seconds };
+        const pids = { ours: server.child.pid as number, before: before.child.pid as number };
+        const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, pids, lists, { ...sideBySide, hammer: measure });
+        printFiltersAgainst(ds, cases, sideBySide);
+      } else printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
     } finally {
-      await before?.stop();
       await floor?.stop();
+      await before?.stop();
       await server.stop();
     }
   }

@@ -4,6 +4,7 @@ import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { sessionSettings } from '../../src/db/sessionSettings.ts';
 import { BENCH_TENANT, type Dataset } from './datasets.ts';
+import { median } from './median.ts';
 
 /**
  * What filtersAgainst.ts' statement comparison runs on: each build's page-1 statement of a list
@@ -46,4 +47,75 @@ export async function backendClient(url: string) {
     },
     end: () => client.end(),
   };
+}
+
+const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
+
+/** One build's page-1 statement of a list, as its offsetPageQuery builds it. */
+type PageQueryOf = (query: string) => { sql: string; parameters: readonly unknown[] };
+
+export interface StatementCost {
+  name: string;
+  /** Per call, median of the rounds: wall ms (one client, one after the other) and the backend's CPU ms. */
+  before: { wallMs: number; cpuMs: number; named: boolean };
+  ours: { wallMs: number; cpuMs: number; named: boolean };
+}
+
+/**
+ * PostgreSQL: page 1's one statement of each list as each build sends it (named when marked
+ * PREPARED, as the service's pool sends it), `calls` times one after the other on one connection
+ * with the service's session settings, alternated build by build for `rounds` rounds; the
+ * backend's CPU time from /proc (the server on this machine), which the machine's load hardly
+ * moves: what a statement costs the database, planning included when it is planned per call.
+ */
+export async function measureStatementsAgainst(
+  connect: () => Promise<{ query(config: { name?: string; text: string; values: unknown[] }): Promise<unknown>; backendCpuMs(): number; end(): Promise<void> }>,
+  pages: { ours: PageQueryOf; before: PageQueryOf },
+  lists: Array<{ name: string; query: string }>,
+  options: { calls: number; rounds: number },
+): Promise<StatementCost[]> {
+  const client = await connect();
+  try {
+    const costs: StatementCost[] = [];
+    for (const [i, list] of lists.entries()) {
+      const runs = { ours: { wall: [] as number[], cpu: [] as number[] }, before: { wall: [] as number[], cpu: [] as number[] } };
+      const named = { ours: false, before: false };
+      const run = async (who: 'ours' | 'before', keep: boolean) => {
+        const { sql, parameters } = pages[who](list.query);
+        named[who] = sql.startsWith('/* prepared */');
+        const config = { ...(named[who] ? { name: `against_${who}_${i}` } : {}), text: sql, values: [...parameters] };
+        const cpu = client.backendCpuMs();
+        const started = performance.now();
+        for (let n = 0; n < options.calls; n++) await client.query(config);
+        if (!keep) return;
+        runs[who].wall.push((performance.now() - started) / options.calls);
+        runs[who].cpu.push((client.backendCpuMs() - cpu) / options.calls);
+      };
+      await run('ours', false);
+      await run('before', false);
+      for (let round = 0; round < options.rounds; round++) {
+        for (const who of round % 2 === 0 ? (['before', 'ours'] as const) : (['ours', 'before'] as const)) await run(who, true);
+      }
+      costs.push({
+        name: list.name,
+        before: { wallMs: median(runs.before.wall), cpuMs: median(runs.before.cpu), named: named.before },
+        ours: { wallMs: median(runs.ours.wall), cpuMs: median(runs.ours.cpu), named: named.ours },
+      });
+    }
+    return costs;
+  } finally {
+    await client.end();
+  }
+}
+
+export function printStatementsAgainst(costs: StatementCost[], options: { calls: number; rounds: number }): void {
+  const how = (c: { named: boolean }) => (c.named ? 'named' : 'unnamed');
+  console.log(
+    `\nPage 1's one statement alone (no key check), each build's, ${options.calls} calls one after the other per round, ${options.rounds} rounds alternated: per call, median of the rounds. Backend CPU from /proc (10 ms ticks: ±${fmt(10 / options.calls, 3)} ms).\n`,
+  );
+  console.log('| list | sent before · after | wall ms before · after | backend CPU ms before · after |');
+  console.log('|---|---|---|---|');
+  for (const c of costs) {
+    console.log(`| ${c.name} | ${how(c.before)} · ${how(c.ours)} | ${fmt(c.before.wallMs, 3)} · ${fmt(c.ours.wallMs, 3)} | ${fmt(c.before.cpuMs, 3)} · ${fmt(c.ours.cpuMs, 3)} |`);
+  }
 }

@@ -167,7 +167,7 @@ function serve(dir: string, url: string, extra: { nodeArgs?: string[]; env?: Rec
 }
 
 /** CPU seconds a process has used (utime + stime, 100 ticks a second). */
-function processSeconds(pid: number): number {
+export function processSeconds(pid: number): number {
   try {
     const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
     return (Number(fields[11]) + Number(fields[12])) / 100;

@@ -244,22 +244,26 @@ export interface BucketStart {
  * comparison on the same index. Skipped rows cost no table visit, even in a bucket of one
  * repeated amount. (On PostgreSQL, `id in (…)` gets a generic plan that sorts the whole range:
  * 350 ms at 1M.) Sorts that mix directions skip by OFFSET on the table rows instead.
+ * Without `start` the skip counts from the list's first row: a first page's OFFSET, read in the
+ * index alone (PostgreSQL visits the table for every row an OFFSET skips).
  * `rows(outer)` builds the rows' select on `outer`, which may carry the statement's common
  * table expressions (SQLite's form is that select itself, with its own ORDER BY).
  */
-export function bucketPageFromRowSelect(
+export function pageFromRowSelect(
   db: Kysely<Database>,
   table: ListTable,
   scope: ListScope,
   query: ListQuery,
-  start: BucketStart,
+  start: BucketStart | undefined,
   skip: Expression<number>,
   limit: number,
   skipQuery: ListQuery = query,
 ) {
   const order = totalOrder(query.sort);
-  const atStart = (from: QueryCreator<Database>, q: ListQuery = query) =>
-    scoped(from, table, scope, q).where(sql.ref(start.column), start.op, start.value as string);
+  const atStart = (from: QueryCreator<Database>, q: ListQuery = query) => {
+    const rows = scoped(from, table, scope, q);
+    return start ? rows.where(sql.ref(start.column), start.op, start.value as string) : rows;
+  };
   if (!order.every((k) => k.direction === order[0].direction)) {
     return {
       ctes: [],

@@ -77,6 +77,33 @@ describe('deep pages: any page at any depth, exact and found without walking', (
     expect(past.body.meta).toMatchObject({ from: null, to: null, total: all.length, last_page: lastPage });
   });
 
+  it.each([
+    '',
+    'sort=-amount',
+    'sort=amount,-created_at',
+    'filter[account_id]=ACCOUNT',
+    'filter[status]=succeeded&sort=amount',
+    'filter[created_at][gte]=2026-08-01T00:00:00Z&filter[created_at][lt]=2026-09-01T00:00:00Z&sort=-created_at',
+  ])('answers the first pages of %s past their first rows (PostgreSQL skips them in the index alone) equal to the slice of the whole list', async (raw) => {
+    const query = raw.replace('ACCOUNT', accountId);
+    const all = await whole(query);
+    const perPage = 10;
+    expect(all.length).toBeGreaterThan(1000);
+    for (const offset of [90, 100, 101, 990, Math.min(1990, all.length - 5), all.length - 1, all.length, all.length + 10]) {
+      if (offset >= 2000) continue;
+      const got = await t.get(`/v3/payments?${query}&per_page=${perPage}&page=${offset / perPage + 1}`, key);
+      if (offset % perPage !== 0) {
+        // Not a page boundary: the same rows by a page size that starts there.
+        const odd = await t.get(`/v3/payments?${query}&per_page=${offset}&page=2`, key);
+        expect(odd.body.data, `${query} from ${offset}`).toEqual(all.slice(offset, 2 * offset));
+        continue;
+      }
+      expect(got.headers['x-page-strategy'], `${query} page ${offset / perPage + 1}`).toBe(offset >= all.length ? 'past-end' : 'offset');
+      expect(got.body.data, `${query} page ${offset / perPage + 1}`).toEqual(all.slice(offset, offset + perPage));
+      expect(got.body.meta.total).toBe(all.length);
+    }
+  });
+
   it.each(['', 'sort=-amount', 'sort=amount,-created_at', 'filter[status]=succeeded,failed&sort=-created_at'])(
     'skipping in hops (%s) lands on the row OFFSET would, and says so past the end',
     async (query) => {

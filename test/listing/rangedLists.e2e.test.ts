@@ -203,6 +203,34 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     }
   }, 300_000);
 
+  it('sorted by the range’s column, ranges alike but for the buckets before them: each deep page placed by its own runs', async () => {
+    // A deep page's statement is kept per shape (statementTemplates.ts); these ranges share every
+    // part of it but the slice's runs of buckets before the range: from a 16-day edge those are one
+    // run of 16-day buckets, a day later one more of days, and an hour later one more of hours.
+    const sixteenDays = 16 * DAY;
+    const edge = Math.ceil(Date.parse('2026-08-01T00:00:00Z') / sixteenDays) * sixteenDays;
+    for (const start of [edge, edge + DAY, edge + DAY + 3_600_000, edge + sixteenDays]) {
+      for (const sort of ['created_at', '-created_at']) {
+        await check(
+          {},
+          [
+            ['created_at', 'gte', start],
+            ['created_at', 'lt', start + 3 * DAY],
+          ],
+          sort,
+        );
+        await check(
+          { status: ['succeeded'] },
+          [
+            ['created_at', 'gte', start],
+            ['created_at', 'lt', start + 5 * DAY],
+          ],
+          sort,
+        );
+      }
+    }
+  }, 300_000);
+
   it('of amount ranges on bucket edges and records’ own amounts, sorted by amount or by time', async () => {
     const own = [...rows].sort((a, b) => a.amount - b.amount)[Math.floor(rows.length / 2)].amount;
     const ranges: Array<Array<[string, Op, number]>> = [
