@@ -27,6 +27,18 @@ export interface WholeLoad {
   pauseMs?: number;
 }
 
+/** Where a load's time went, in ms of wall time: what the CLI prints at its end (docs/performance.md, "Seeding"). */
+export interface LoadPhases {
+  /** Dropping the indexes and writing the accounts and payments (and their metadata entries). */
+  rows: number;
+  /** Building payments' secondary indexes again. */
+  indexes: number;
+  /** Adding the tallied counts and bucket counts. */
+  counts: number;
+  /** The commit. */
+  commit: number;
+}
+
 /** The load was stopped by its signal and rolled back. */
 class LoadStopped extends Error {}
 
@@ -52,10 +64,17 @@ const POSTGRES_INDEX_MEMORY = '256MB';
  * write lock is held throughout (readers go on reading the snapshot before it). Hence only for
  * loading a database (seedTenant chooses it when payments holds fewer rows than the load).
  *
- * Returns false when stopped by the signal (everything rolled back).
+ * Returns where the time went, or false when stopped by the signal (everything rolled back).
  */
-export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load: WholeLoad): Promise<boolean> {
+export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load: WholeLoad): Promise<LoadPhases | false> {
   const { basis, from } = load;
+  const phases: LoadPhases = { rows: 0, indexes: 0, counts: 0, commit: 0 };
+  let mark = performance.now();
+  const lap = (phase: keyof LoadPhases) => {
+    const now = performance.now();
+    phases[phase] = now - mark;
+    mark = now;
+  };
   try {
     await inserter.batch(async (trx, sink) => {
       await claimBatch(trx, load.runId, from, { accounts: basis.accounts, payments: basis.payments, finished: true });
@@ -83,13 +102,17 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
         done.payments = to;
         await step();
       }
+      lap('rows');
       await createIndexes(trx, indexes);
+      lap('indexes');
       // Counted rows last, in the global order, as every write locks them.
       await sink.adjust(countRows(basis.tenantId, tally.countDeltas(), load.shard), tally.bucketRows(basis.tenantId, load.shard));
+      lap('counts');
     });
   } catch (error) {
     if (error instanceof LoadStopped) return false;
     throw error;
   }
-  return true;
+  lap('commit');
+  return phases;
 }
