@@ -274,7 +274,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     // A load in one transaction tells where its time went (docs/performance.md, "Seeding").
     const phases = result.phases
       ? ` (${Object.entries(result.phases)
-          .map(([phase, ms]) => `${phase} ${(ms / 1000).toFixed(1)}s`)
+          .map(([phase, t]) => `${phase} ${(t.ms / 1000).toFixed(1)}s, CPU ${(t.cpuMs / 1000).toFixed(1)}s`)
           .join(', ')})`
       : '';
     const added = `${result.accounts} accounts and ${result.payments} payments into ${options.tenant} in ${seconds}s${phases}`;

@@ -101,6 +101,29 @@ describe('seed in one transaction', () => {
     expect(await countsVersusRebuild(reference.db, 'load')).toEqual({ kept, rebuilt: kept });
   }, 300_000);
 
+  it('a tenant with no rows yet (its bucket rows written as new): counts exact, the same as batches make, and other tenants’ as they were', async () => {
+    const db = database.db;
+    await seed(db, 'other', 3, 60, 'start');
+    const other = await countsVersusRebuild(db, 'other');
+    const options: SeedOptions = {
+      tenant: 'new',
+      accounts: 8,
+      payments: 2500,
+      seed: 'n',
+      until: new Date('2026-11-01T00:00:00Z'),
+      fingerprintSecret: 'test-secret',
+      batchRows: 400,
+    };
+    expect(await seedTenant(db, { ...options, mode: 'one-transaction' })).toMatchObject({ outcome: 'completed', phases: expect.any(Object) });
+    const { kept, rebuilt } = await countsVersusRebuild(db, 'new');
+    expect(kept).toEqual(rebuilt);
+    expect(kept.buckets.length).toBeGreaterThan(100);
+    expect(await countsVersusRebuild(db, 'other')).toEqual(other);
+
+    await seedTenant(reference.db, { ...options, mode: 'batched' });
+    expect(await countsVersusRebuild(reference.db, 'new')).toEqual({ kept, rebuilt: kept });
+  }, 300_000);
+
   it('an error or the stop signal mid-load leaves the database as it was, indexes included; the run then loads whole', async () => {
     const db = database.db;
     await seed(db, 'undo', 4, 40, 'start');
