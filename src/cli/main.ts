@@ -271,7 +271,13 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     });
     reporter.stop();
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
-    const added = `${result.accounts} accounts and ${result.payments} payments into ${options.tenant} in ${seconds}s`;
+    // A load in one transaction tells where its time went (docs/performance.md, "Seeding").
+    const phases = result.phases
+      ? ` (${Object.entries(result.phases)
+          .map(([phase, t]) => `${phase} ${(t.ms / 1000).toFixed(1)}s, CPU ${(t.cpuMs / 1000).toFixed(1)}s`)
+          .join(', ')})`
+      : '';
+    const added = `${result.accounts} accounts and ${result.payments} payments into ${options.tenant} in ${seconds}s${phases}`;
     const earlier =
       result.before.accounts || result.before.payments
         ? ` (continuing an interrupted run that had added ${result.before.accounts} accounts and ${result.before.payments} payments)`

@@ -1,7 +1,7 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
-import { DIMENSIONS, type SliceKey } from './countedSlices.ts';
-import { slicesOf, sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
-import { BUCKETED_COLUMNS, bucketLevels, type SliceKind } from './sortBuckets.ts';
+import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
+import { sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
+import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './sortBuckets.ts';
 
 interface SliceTally extends SliceKey {
   kind: SliceKind;
@@ -12,6 +12,19 @@ interface SliceTally extends SliceKey {
 function add<K>(map: Map<K, number>, key: K, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
 }
+
+/**
+ * Each bucketed slice as a payment is tallied into it, worked out once rather than per row
+ * (a load tallies millions): its dimensions and the finest level of each bucketed column.
+ */
+const TALLIED_SLICES = BUCKETED_SLICES.map((s) => ({
+  dims: s.dims,
+  kind: s.kind,
+  finest: BUCKETED_COLUMNS.map((column): BucketLevel => {
+    const levels = bucketLevels(column, s.kind);
+    return levels[levels.length - 1];
+  }),
+}));
 
 /**
  * The count and bucket deltas of many rows created together (a batch of the seed command),
@@ -26,7 +39,8 @@ function add<K>(map: Map<K, number>, key: K, n: number): void {
 export class CreatedRowsTally {
   readonly #accounts = new Map<string, { status: string; currency: string; n: number }>();
   readonly #payments = new Map<string, SliceKey & { n: number }>();
-  readonly #slices = new Map<string, SliceTally>();
+  /** Per bucketed slice (TALLIED_SLICES' order), its tallies by the slice's dimension values. */
+  readonly #slices = TALLIED_SLICES.map(() => new Map<string, SliceTally>());
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
 
   addAccount(a: { status: string; currency: string }): void {
@@ -42,14 +56,13 @@ export class CreatedRowsTally {
     if (tally) tally.n++;
     else this.#payments.set(key, { account_id: p.account_id, status: p.status, currency: p.currency, card_brand: p.card_brand, n: 1 });
     for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = sortValueOf(p, BUCKETED_COLUMNS[c]);
-    for (const slice of slicesOf(p)) {
-      const key = sliceText(slice);
-      let tally = this.#slices.get(key);
-      if (!tally) this.#slices.set(key, (tally = { ...slice, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
-      for (let c = 0; c < BUCKETED_COLUMNS.length; c++) {
-        const levels = bucketLevels(BUCKETED_COLUMNS[c], slice.kind);
-        add(tally.finest[c], levels[levels.length - 1].of(this.#values[c]), 1);
-      }
+    for (let s = 0; s < TALLIED_SLICES.length; s++) {
+      const { dims, kind, finest } = TALLIED_SLICES[s];
+      // Bucketed slices have at most one dimension: its value alone keys the slice's tally.
+      const key = dims.length === 0 ? '' : dims.length === 1 ? p[dims[0]] : dims.map((d) => p[d]).join('\u0000');
+      let tally = this.#slices[s].get(key);
+      if (!tally) this.#slices[s].set(key, (tally = { ...sliceKeyOf(p, dims), kind, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
+      for (let c = 0; c < finest.length; c++) add(tally.finest[c], finest[c].of(this.#values[c]), 1);
     }
   }
 
@@ -67,7 +80,7 @@ export class CreatedRowsTally {
    * batch touches a hundred thousand buckets or more.
    */
   *bucketRows(tenantId: string, shard = 0): Generator<BucketRow> {
-    const slices = [...this.#slices.values()].sort((a, b) => DIMENSIONS.reduce((c, d) => c || compareText(a[d], b[d]), 0));
+    const slices = this.#slices.flatMap((bySlice) => [...bySlice.values()]).sort((a, b) => DIMENSIONS.reduce((c, d) => c || compareText(a[d], b[d]), 0));
     // The global order (listBuckets.ts): sort key, level, the dimensions, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
     for (const { sortKey, c } of columns) {

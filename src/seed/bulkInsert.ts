@@ -51,9 +51,21 @@ const PAYMENT_COLUMNS = [
 ] as const;
 
 const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'record_id'] as const;
+const BUCKET_COLUMNS = ['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'shard', 'n'] as const;
 
-/** SQLite's page cache during a load, in KiB (its peak adds at most this much to the process's RSS). */
-export const SQLITE_LOAD_CACHE_KIB = 256 * 1024;
+/**
+ * SQLite's page cache during a load, in KiB (its peak adds at most this much to the process's
+ * RSS). 1M payments (a 2.5 GB database): 1 GiB took a fifth less CPU than 256 MB, in the rows
+ * (fewer dirty pages spilled to the WAL and read back) and in the 13 CREATE INDEX, each of
+ * which reads the whole table again (docs/performance.md, "Seeding").
+ */
+export const SQLITE_LOAD_CACHE_KIB = 1024 * 1024;
+
+/**
+ * SQLite's helper threads for sorting during a load (`pragma threads`): CREATE INDEX sorts its
+ * keys in as many more threads, so a load's 13 index builds use both cores of this machine.
+ */
+export const SQLITE_LOAD_THREADS = 2;
 
 /** Count rows go in statements of at most this many (a batch adds to ~100k bucket rows). */
 const UPSERT_CHUNK = 10_000;
@@ -104,8 +116,12 @@ export interface RowSink {
   /**
    * Adds to list_counts, then to list_buckets, rows given merged and in the global order
    * (countRows, CreatedRowsTally.bucketRows): the order every writer locks them in.
+   * `newBuckets`: the caller made sure the tenant has no list_buckets rows and none can appear
+   * before it commits (a load in one transaction, payments locked): PostgreSQL then COPYs them
+   * rather than upserting (a quarter of the backend's CPU; a conflict would fail the load, not
+   * miscount).
    */
-  adjust(counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void>;
+  adjust(counts: CountRow[], buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
 }
 
 /** Runs the batches of a bulk load, each one transaction. */
@@ -136,7 +152,9 @@ function sqliteInserter(db: Db): BulkInserter {
   // 200k payments 3× faster in wall time, a tenth of the system time). The connection's own
   // cache, for the load only; the previous size comes back on close.
   const cacheBefore = (database.prepare('pragma cache_size').get() as { cache_size: number }).cache_size;
+  const threadsBefore = (database.prepare('pragma threads').get() as { threads: number }).threads;
   database.exec(`pragma cache_size = -${SQLITE_LOAD_CACHE_KIB}`);
+  database.exec(`pragma threads = ${SQLITE_LOAD_THREADS}`);
   const insert = (table: string, columns: readonly string[]) =>
     database.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
   const accounts = insert('accounts', ACCOUNT_COLUMNS);
@@ -176,6 +194,7 @@ function sqliteInserter(db: Db): BulkInserter {
     batch: (work) => db.kysely.transaction().execute((trx) => work(trx, sink)),
     async close() {
       database.exec(`pragma cache_size = ${cacheBefore}`);
+      database.exec(`pragma threads = ${threadsBefore}`);
     },
   };
 }
@@ -207,8 +226,13 @@ function* copyChunks<T extends object>(rows: Iterable<T>, columns: readonly (key
 
 const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
 
-/** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order. */
-async function upsertCounts(trx: Transaction<Database>, counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void> {
+/** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order; bucket rows known to be new by `copyNew`. */
+async function upsertCounts(
+  trx: Transaction<Database>,
+  counts: CountRow[],
+  buckets: Iterable<BucketRow>,
+  copyNew: ((rows: Iterable<BucketRow>) => Promise<void>) | undefined,
+): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
     await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
@@ -216,6 +240,7 @@ async function upsertCounts(trx: Transaction<Database>, counts: CountRow[], buck
         ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
       on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
   }
+  if (copyNew) return copyNew(buckets);
   for (const rows of chunks(buckets, UPSERT_CHUNK)) {
     await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'sort_key')}::text[],
@@ -259,7 +284,8 @@ async function postgresLane(pool: pg.Pool) {
           work(trx, {
             accounts: (rows) => copyWithEntries('accounts', rows, ACCOUNT_COLUMNS),
             payments: (rows) => copyWithEntries('payments', rows, PAYMENT_COLUMNS),
-            adjust: (counts, buckets) => upsertCounts(trx, counts, buckets),
+            adjust: (counts, buckets, newBuckets) =>
+              upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined),
           }),
         );
       } catch (error) {

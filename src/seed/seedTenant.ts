@@ -5,7 +5,7 @@ import { countRows } from '../counts/listCounts.ts';
 import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
-import { seedInOneTransaction } from './seedInOneTransaction.ts';
+import { seedInOneTransaction, type LoadPhases } from './seedInOneTransaction.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
 export { SeedInputError };
@@ -59,6 +59,8 @@ export interface SeedResult {
   outcome: 'completed' | 'already-completed' | 'interrupted';
   /** When an already completed run had completed. */
   finishedAt?: string;
+  /** A load in one transaction: where its time went. */
+  phases?: LoadPhases;
 }
 
 /**
@@ -183,7 +185,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
   };
   if (await inOneTransaction(db, options.mode ?? 'auto', run.payments - done.payments)) {
     const inserter = await openBulkInserter(db);
-    let finished: boolean;
+    let finished: LoadPhases | false;
     try {
       finished = await seedInOneTransaction(db, inserter, {
         runId: run.id,
@@ -206,7 +208,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     if (!finished) return result('interrupted');
     Object.assign(done, { accounts: run.accounts, payments: run.payments });
     report();
-    return result('completed');
+    return { ...result('completed'), phases: finished };
   }
   const inserter = await openBulkInserter(db);
   /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */

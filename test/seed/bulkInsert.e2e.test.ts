@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openBulkInserter, SQLITE_LOAD_CACHE_KIB } from '../../src/seed/bulkInsert.ts';
+import { openBulkInserter, SQLITE_LOAD_CACHE_KIB, SQLITE_LOAD_THREADS } from '../../src/seed/bulkInsert.ts';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
 
 describe.runIf(TEST_DIALECT === 'sqlite')('SQLite bulk inserter', () => {
@@ -11,15 +11,16 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite bulk inserter', () => {
     await database.drop();
   });
 
-  it('loads with a large page cache and gives the connection its own back when it closes', async () => {
+  it('loads with a large page cache and sorting threads, and gives the connection its own back when it closes', async () => {
     const native = database.db.native;
     if (native.dialect !== 'sqlite') throw new Error('not SQLite');
     const cacheSize = () => (native.database.prepare('pragma cache_size').get() as { cache_size: number }).cache_size;
-    const before = cacheSize();
-    expect(before).not.toBe(-SQLITE_LOAD_CACHE_KIB);
+    const threads = () => (native.database.prepare('pragma threads').get() as { threads: number }).threads;
+    const before = { cache: cacheSize(), threads: threads() };
+    expect(before).not.toEqual({ cache: -SQLITE_LOAD_CACHE_KIB, threads: SQLITE_LOAD_THREADS });
     const inserter = await openBulkInserter(database.db);
-    expect(cacheSize()).toBe(-SQLITE_LOAD_CACHE_KIB);
+    expect({ cache: cacheSize(), threads: threads() }).toEqual({ cache: -SQLITE_LOAD_CACHE_KIB, threads: SQLITE_LOAD_THREADS });
     await inserter.close();
-    expect(cacheSize()).toBe(before);
+    expect({ cache: cacheSize(), threads: threads() }).toEqual(before);
   });
 });
