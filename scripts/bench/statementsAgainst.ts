@@ -1,10 +1,10 @@
-import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Kysely, PostgresDialect } from 'kysely';
 import pg from 'pg';
 import { sessionSettings } from '../../src/db/sessionSettings.ts';
 import { BENCH_TENANT, type Dataset } from './datasets.ts';
 import { median } from './median.ts';
+import { processSeconds } from './writes.ts';
 
 /**
  * What filtersAgainst.ts' statement comparison runs on: each build's page-1 statement of a list
@@ -41,10 +41,7 @@ export async function backendClient(url: string) {
   return {
     query: (config: { name?: string; text: string; values: unknown[] }) => client.query(config),
     /** utime + stime of the backend, in ms (/proc counts 10 ms ticks). */
-    backendCpuMs() {
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    },
+    backendCpuMs: () => processSeconds(pid) * 1000,
     end: () => client.end(),
   };
 }

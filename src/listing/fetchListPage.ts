@@ -126,17 +126,16 @@ function plansByCounts(list: ListRequest): boolean {
   return ranged !== undefined && hasRangeOffTheSort(query) && isBucketed(query.sort[0].column) && walkServesOrder(ranged.slice, query);
 }
 
+/** `list` with its query as plannedQuery writes it: how it is written, not which rows match, so its slice and range stand. */
+const plannedList = (dialect: Dialect, list: ListRequest): ListRequest => ({ ...list, query: plannedQuery(dialect, list.query) });
+
 /**
  * The list a page's one statement reads: on PostgreSQL, a list whose plan counts choose keeps its
  * range as parameters and chooses in the statement (named, prepared: rangePlanStatement.ts); any
  * other, as plannedQuery writes it.
  */
-function statementList(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery): ListRequest {
-  if (dialect === 'postgres') {
-    const list = listRequest(table, scope, query);
-    if (plansByCounts(list)) return { ...list, choose: true };
-  }
-  return listRequest(table, scope, plannedQuery(dialect, query));
+function statementList(dialect: Dialect, list: ListRequest): ListRequest {
+  return dialect === 'postgres' && plansByCounts(list) ? { ...list, choose: true } : plannedList(dialect, list);
 }
 
 /**
@@ -495,7 +494,7 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list = statementList(dialect, table, scope, query);
+  const list = statementList(dialect, listRequest(table, scope, query));
   list.skipInIndex = skipsInIndex(dialect, list, paging);
   return pageStatementCompiled(db, dialect, list, paging, undefined) ?? offsetPageStatement(db, dialect, list, paging).compile();
 }
@@ -578,7 +577,8 @@ export async function writeListPage(
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
-  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, table, scope, query) : listRequest(table, scope, plannedQuery(dialect, query));
+  const whole = listRequest(table, scope, query);
+  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole) : plannedList(dialect, whole);
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   const how = search ? 'buckets' : 'offset';
   const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
@@ -608,7 +608,7 @@ export async function writeListPage(
   }
   let transaction = db.transaction().setAccessMode('read only');
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
-  const exact = list.choose ? listRequest(table, scope, plannedQuery(dialect, query)) : list;
+  const exact = list.choose ? plannedList(dialect, whole) : list;
   const page = await transaction.execute(async (trx) => {
     const total = Number((await totalSelect(trx, exact).executeTakeFirstOrThrow()).n);
     return pageOf(trx, dialect, tuning, exact, total, paging);

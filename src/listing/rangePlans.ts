@@ -84,8 +84,8 @@ export function withRangesClosed(query: ListQuery): ListQuery {
   const added: ListQuery['conditions'] = [];
   for (const column of new Set(query.conditions.flatMap((c) => (c.match === 'range' && c.column !== first ? [c.column] : [])))) {
     const far = FAR_ENDS[column];
-    const ops = query.conditions.flatMap((c) => (c.match === 'range' && c.column === column ? [c.op] : []));
     if (!far) continue;
+    const ops = query.conditions.flatMap((c) => (c.match === 'range' && c.column === column ? [c.op] : []));
     if (!ops.some((op) => op === 'lt' || op === 'lte')) added.push({ column, match: 'range', op: 'lte', value: far.high });
     if (!ops.some((op) => op === 'gt' || op === 'gte')) added.push({ column, match: 'range', op: 'gte', value: far.low });
   }

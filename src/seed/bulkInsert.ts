@@ -55,9 +55,10 @@ const BUCKET_COLUMNS = ['tenant_id', 'list', 'sort_key', 'level', 'account_id', 
 
 /**
  * SQLite's page cache during a load, in KiB (its peak adds at most this much to the process's
- * RSS). 1M payments (a 2.5 GB database): 1 GiB took a fifth less CPU than 256 MB, in the rows
- * (fewer dirty pages spilled to the WAL and read back) and in the 13 CREATE INDEX, each of
- * which reads the whole table again (docs/performance.md, "Seeding").
+ * RSS). 1M payments (a 2.5 GB database): 1 GiB took 13–16 % less CPU than 256 MB on a loaded
+ * machine, in the rows (fewer dirty pages spilled to the WAL and read back) and in the 13 CREATE
+ * INDEX, each of which reads the whole table again; ~3 % of the wall time on an idle one
+ * (docs/performance.md, "Seeding").
  */
 export const SQLITE_LOAD_CACHE_KIB = 1024 * 1024;
 
