@@ -1,5 +1,5 @@
 /**
- * npm run bench [-- --db sqlite,postgres --sizes 10000,100000,1000000 --10m --seconds 5 --connections 16 --no-writer --walk-rounds 3 --only exports|pooler|replicas|filters|writes|floor --against <checkout> --profile --outbox-only]
+ * `npm run bench -- --help` prints its flags.
  *
  * Builds (or reuses) datasets through the seed command, starts the real server on each, and
  * prints one table per database plus the ratios the performance targets are stated in, all
@@ -54,7 +54,6 @@
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
 import { busiestAccount } from './accounts.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
 import { deepShapes, measureDeepPages, pageAtDepth } from './deepPages.ts';
@@ -76,9 +75,9 @@ import { measureFiltersAgainst, printFiltersAgainst } from './filtersAgainst.ts'
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
 import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
+import { parseScriptArgs } from '../support/scriptArgs.ts';
 
-const { values } = parseArgs({
-  options: {
+const values = parseScriptArgs({ command: 'bench', file: 'scripts/bench/main.ts', hints: { sizes: '10000,100000,1000000', only: 'exports|pooler|replicas|filters|writes|floor', against: '<checkout>' } }, {
     db: { type: 'string', default: 'sqlite,postgres' },
     sizes: { type: 'string', default: '10000,100000,1000000' },
     '10m': { type: 'boolean', default: false },
@@ -93,14 +92,16 @@ const { values } = parseArgs({
     against: { type: 'string' },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
-  },
-});
+  });
 const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
 const seconds = Number(values.seconds);
 const connections = Number(values.connections);
 const SECTIONS = ['exports', 'pooler', 'replicas', 'filters', 'writes', 'floor'];
-if (values.only !== undefined && !SECTIONS.includes(values.only)) throw new Error(`--only knows the sections ${SECTIONS.join(', ')}; not ${values.only}`);
+if (values.only !== undefined && !SECTIONS.includes(values.only)) {
+  process.stderr.write(`--only knows the sections ${SECTIONS.join(', ')}; not ${values.only}\n`);
+  process.exit(2);
+}
 const onlyExports = values.only === 'exports';
 const onlyPooler = values.only === 'pooler';
 const onlyReplicas = values.only === 'replicas';

@@ -1,22 +1,27 @@
 /**
- * npm run explain [-- --tenant bench] [--force-indexes]
+ * `npm run explain -- --help` prints its flags.
  *
  * Prints the plan of every list query shape the API sends (scripts/explain/listQueryShapes.ts)
  * on the database DATABASE_URL points at, as markdown: what docs/query-plans.md records for
  * the benchmark datasets, then the webhook sender's queries (scripts/explain/senderQueries.ts;
  * `--only sender` prints just those). Without --force-indexes the planner chooses freely, as in production.
  */
-import { parseArgs } from 'node:util';
 import { loadConfig } from '../../src/config/loadConfig.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { findTenantByName } from '../../src/auth/tenantQueries.ts';
 import { explainPlan } from './explainPlan.ts';
 import { LIST_SHAPES, shapeQueries } from './listQueryShapes.ts';
 import { SENDER_QUERIES } from './senderQueries.ts';
+import { parseScriptArgs } from '../support/scriptArgs.ts';
 
-const { values } = parseArgs({
-  options: { tenant: { type: 'string', default: 'bench' }, 'force-indexes': { type: 'boolean', default: false }, only: { type: 'string' } },
-});
+const values = parseScriptArgs(
+  { command: 'explain', file: 'scripts/explain/main.ts', hints: { only: 'sender|<part of a list request>' } },
+  {
+    tenant: { type: 'string', default: 'bench' },
+    'force-indexes': { type: 'boolean', default: false },
+    only: { type: 'string' },
+  },
+);
 const config = loadConfig();
 const db = openDatabase(config.databaseUrl);
 try {

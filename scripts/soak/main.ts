@@ -1,5 +1,5 @@
 /**
- * npm run soak -- --minutes M [--db sqlite|postgres] [--concurrency 8] [--rate 150] [--payments 50000] [--samples 10] [--heap-snapshots]
+ * `npm run soak -- --help` prints its flags.
  *
  * Seeds a fresh dataset through the CLI, starts the real server, and drives a fixed mixed load over
  * loopback (lists with random pages/filters/sorts and walks by links.next, single reads, creates
@@ -8,14 +8,15 @@
  * /metrics) after warm-up, at a few points in between, and at the end. Exits 1 on any error.
  */
 import { Agent, request } from 'node:http';
-import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { startSoakServer } from './server.ts';
 import { createSoakDataset, type SoakDialect } from './dataset.ts';
 import { SoakTraffic, type SoakCall } from './traffic.ts';
+import { parseScriptArgs } from '../support/scriptArgs.ts';
 
-const { values } = parseArgs({
-  options: {
+const values = parseScriptArgs(
+  { command: 'soak', file: 'scripts/soak/main.ts', hints: { db: 'sqlite|postgres' } },
+  {
     minutes: { type: 'string', default: '10' },
     db: { type: 'string', default: 'sqlite' },
     concurrency: { type: 'string', default: '8' },
@@ -27,7 +28,7 @@ const { values } = parseArgs({
     keep: { type: 'boolean', default: false },
     'heap-snapshots': { type: 'boolean', default: false },
   },
-});
+);
 const dialect = values.db as SoakDialect;
 if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--db is sqlite or postgres');
 const durationMs = Number(values.minutes) * 60_000;

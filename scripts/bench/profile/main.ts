@@ -1,5 +1,5 @@
 /**
- * npm run bench:profile [-- --db postgres --size 10000 --paths '/v3/payments,/v3/payments?per_page=5000' --seconds 5 --connections 16 --top 15]
+ * `npm run bench:profile -- --help` prints its flags.
  *
  * Where a request's time goes: for each path, starts the real server (WORKERS=1) with
  * `--cpu-prof`, hammers the path alone for `seconds`, stops it, and prints the functions with the
@@ -11,23 +11,21 @@
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { ensureDataset, type BenchDialect } from '../datasets.ts';
 import { hammer } from '../scenarios.ts';
 import { startServer } from '../server.ts';
 import { startPgWireCounter, type WireCounter } from './pgWireCounter.ts';
 import { topFunctions } from './topFunctions.ts';
+import { parseScriptArgs } from '../../support/scriptArgs.ts';
 
-const { values } = parseArgs({
-  options: {
+const values = parseScriptArgs({ command: 'bench:profile', file: 'scripts/bench/profile/main.ts', hints: { db: 'postgres|sqlite' } }, {
     db: { type: 'string', default: 'postgres' },
     size: { type: 'string', default: '10000' },
     paths: { type: 'string', default: '/v3/payments,/v3/payments?per_page=5000' },
     seconds: { type: 'string', default: '5' },
     connections: { type: 'string', default: '16' },
     top: { type: 'string', default: '15' },
-  },
-});
+  });
 const log = (line: string) => console.error(line);
 const dialect = values.db as BenchDialect;
 const ds = await ensureDataset(dialect, Number(values.size), log);
