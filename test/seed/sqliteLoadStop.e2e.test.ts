@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { seedTenant } from '../../src/seed/seedTenant.ts';
+import { countsVersusRebuild, totals } from '../support/seedChecks.ts';
 import { TEST_DIALECT } from '../support/testDatabase.ts';
 
 /**
@@ -34,12 +35,17 @@ function stateOf(file: string) {
   }
 }
 
-/** `cli seed` of PAYMENTS payments into `file`, signalled as it begins building payments' indexes. */
-async function stopDuringIndexBuilds(file: string, signals: NodeJS.Signals[]) {
-  const child = spawn(process.execPath, ['src/cli/main.ts', 'seed', '--tenant', 'big', '--accounts', '100', '--payments', String(PAYMENTS), '--seed', 'b'], {
+/** `cli seed` of `payments` payments into `file`. */
+function seedCli(file: string, payments: number) {
+  return spawn(process.execPath, ['src/cli/main.ts', 'seed', '--tenant', 'big', '--accounts', '100', '--payments', String(payments), '--seed', 'b'], {
     env: { ...process.env, DATABASE_URL: `sqlite:${file}`, LOG_LEVEL: 'silent', CARD_FINGERPRINT_SECRET: 'seed-test-secret' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+}
+
+/** `cli seed` of PAYMENTS payments into `file`, signalled as it begins building payments' indexes. */
+async function stopDuringIndexBuilds(file: string, signals: NodeJS.Signals[]) {
+  const child = seedCli(file, PAYMENTS);
   let stderr = '';
   let signalled = 0;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; afterMs: number }>((done) =>
@@ -87,6 +93,25 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a stop signal during a loadâ€
       await db.close();
     }
   }
+
+  it('with no other connection open, a load goes through a rollback journal: the rows whole, counts exact, the file back in WAL', async () => {
+    const { file } = await startingFile();
+    const child = seedCli(file, 20_000);
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((done) => child.on('exit', done))).toBe(0);
+    expect(stderr).toContain('SQLite through a rollback journal');
+    const db = openDatabase(`sqlite:${file}`, { sqliteReaders: false });
+    try {
+      expect(await totals(db, 'big')).toEqual({ accounts: 100, payments: 20_000 });
+      const { kept, rebuilt } = await countsVersusRebuild(db, 'big');
+      expect(kept).toEqual(rebuilt);
+      expect(kept.buckets.length).toBeGreaterThan(100);
+      expect(db.native.dialect === 'sqlite' && db.native.database.prepare('pragma integrity_check').get()).toEqual({ integrity_check: 'ok' });
+    } finally {
+      await db.close();
+    }
+  }, 300_000);
 
   it('SIGTERM: the process ends within seconds and the database is as it was (a rollback journal: no other connection)', async () => {
     const { file, before } = await startingFile();
