@@ -273,6 +273,8 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), { workerData, resourceLimits: SEED_HEAP });
   const reporter = seedReporter();
   let stopping = false;
+  /** A load in one transaction past its rows: one long statement after another (an index build, the counts, the commit). */
+  let pastRows = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return stopAtOnce(signal);
     stopping = true;
@@ -281,8 +283,9 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     worker.postMessage('stop');
     // node:sqlite runs a statement synchronously on the worker's thread (a CREATE INDEX over
     // millions of rows for minutes): the worker sees the stop only when it returns, and
-    // process.exit waits for it too. So on SQLite a stop not done within a moment ends the process.
-    if (sqlitePathOf(config.databaseUrl)) setTimeout(() => stopAtOnce(signal), SQLITE_STOP_WAIT_MS).unref();
+    // process.exit waits for it too. So on SQLite, past a load's rows (before, the worker sees
+    // the stop after its chunk or batch), a stop not done within a moment ends the process.
+    if (sqlitePathOf(config.databaseUrl) && pastRows) setTimeout(() => stopAtOnce(signal), SQLITE_STOP_WAIT_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -291,6 +294,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
       worker.on('message', (message: SeedWorkerMessage) => {
         if (message.type === 'progress') reporter.progress(message.progress);
         else if (message.type === 'phase') {
+          pastRows = true;
           reporter.stop();
           console.error(SEED_PHASE_LINES[message.phase]);
         } else if (message.type === 'result') resolve(message.result);

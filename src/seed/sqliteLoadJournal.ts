@@ -1,12 +1,13 @@
 import type { DatabaseSync } from 'node:sqlite';
 import type { Db } from '../db/database.ts';
 
-/** Which journal a load in one transaction writes through (docs/performance.md, "Seeding"). */
+/** Which journal a SQLite load in one transaction writes through (docs/performance.md, "Seeding"). */
 export type LoadJournal = 'wal' | 'rollback';
 
 /**
  * Runs a SQLite load in one transaction through a rollback journal instead of the WAL, when
- * payments is empty and no other connection has the database open; otherwise as it is (WAL).
+ * payments is empty and no other connection has the database open; otherwise as it is (WAL;
+ * PostgreSQL: `work(undefined)`).
  *
  * Why: an uncommitted transaction's pages live in the WAL, and every page SQLite reads that is
  * not in its cache is looked up in the WAL index first, one hash table per 4,096 frames, newest
@@ -25,8 +26,8 @@ export type LoadJournal = 'wal' | 'rollback';
  * snapshot before the load. The switch needs no other connection open, so a serving process
  * keeps the WAL path; so does a load into a table that already has rows.
  */
-export async function withLoadJournal<T>(db: Db, work: (journal: LoadJournal) => Promise<T>): Promise<T> {
-  if (db.native.dialect !== 'sqlite') return work('wal');
+export async function withLoadJournal<T>(db: Db, work: (journal: LoadJournal | undefined) => Promise<T>): Promise<T> {
+  if (db.native.dialect !== 'sqlite') return work(undefined);
   const database = db.native.database;
   if (database.prepare('select 1 from payments limit 1').get() || !setJournal(database, 'delete')) return work('wal');
   try {
