@@ -131,9 +131,10 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       // which this load holds (PostgreSQL: locked by DROP INDEX; SQLite: the one write lock).
       const newBuckets = !(await trx.selectFrom('list_buckets').select('tenant_id').where('tenant_id', '=', basis.tenantId).limit(1).executeTakeFirst());
       await sink.adjust(countRows(basis.tenantId, tally.countDeltas(), load.shard), tally.bucketRows(basis.tenantId, load.shard), newBuckets);
-      if (load.signal?.aborted) throw new LoadStopped();
       lap('counts');
       load.onPhase?.('commit');
+      // The last moment a stop rolls back rather than commits.
+      if (load.signal?.aborted) throw new LoadStopped();
     });
   } catch (error) {
     if (error instanceof LoadStopped) return false;
