@@ -2,6 +2,7 @@ import cluster from 'node:cluster';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/loadConfig.ts';
 import { openDatabase } from '../db/database.ts';
+import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, createTenant, findTenantByName, listTenants } from '../auth/tenantQueries.ts';
 import { parseScopes } from '../auth/apiKey.ts';
@@ -235,6 +236,28 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
  */
 const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 };
 
+/** How long a stop on SQLite waits for the worker to roll back before it ends the process. */
+const SQLITE_STOP_WAIT_MS = 1_000;
+
+/** What a load in one transaction says as each phase after its rows begins. */
+const SEED_PHASE_LINES = {
+  indexes: "seed: rows in; building payments' indexes",
+  counts: 'seed: indexes built; adding the counts',
+  commit: 'seed: committing',
+} as const;
+
+/**
+ * Ends the process now, by the signal it was sent (its default action, as if never handled):
+ * whatever the seed had not committed is undone by the database (PostgreSQL when the connection
+ * drops; SQLite when the file is next opened: the WAL's uncommitted frames are ignored, a
+ * rollback journal played back).
+ */
+function stopAtOnce(signal: NodeJS.Signals): void {
+  console.error('stopped at once: what was not committed is undone (SQLite: when the database is next opened)');
+  process.removeAllListeners(signal);
+  process.kill(process.pid, signal);
+}
+
 /**
  * `seed`, with progress on stderr. Ctrl-C (SIGINT) or SIGTERM stops it once the batches being
  * written commit, or rolls back a load in one transaction (a second Ctrl-C stops at once: those
@@ -250,12 +273,19 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), { workerData, resourceLimits: SEED_HEAP });
   const reporter = seedReporter();
   let stopping = false;
-  const onSignal = () => {
-    if (stopping) process.exit(130);
+  /** A load in one transaction past its rows: one long statement after another (an index build, the counts, the commit). */
+  let pastRows = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (stopping) return stopAtOnce(signal);
     stopping = true;
     reporter.stop();
     console.error('stopping once the batches being written commit, or rolling back a load in one transaction (Ctrl-C again to stop at once)');
     worker.postMessage('stop');
+    // node:sqlite runs a statement synchronously on the worker's thread (a CREATE INDEX over
+    // millions of rows for minutes): the worker sees the stop only when it returns, and
+    // process.exit waits for it too. So on SQLite, past a load's rows (before, the worker sees
+    // the stop after its chunk or batch), a stop not done within a moment ends the process.
+    if (sqlitePathOf(config.databaseUrl) && pastRows) setTimeout(() => stopAtOnce(signal), SQLITE_STOP_WAIT_MS).unref();
   };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
@@ -263,7 +293,11 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     const result = await new Promise<SeedResult>((resolve, reject) => {
       worker.on('message', (message: SeedWorkerMessage) => {
         if (message.type === 'progress') reporter.progress(message.progress);
-        else if (message.type === 'result') resolve(message.result);
+        else if (message.type === 'phase') {
+          pastRows = true;
+          reporter.stop();
+          console.error(SEED_PHASE_LINES[message.phase]);
+        } else if (message.type === 'result') resolve(message.result);
         else reject(message.input ? new UsageError(message.message) : Object.assign(new Error(message.message), { stack: message.stack }));
       });
       worker.on('error', reject);
@@ -275,7 +309,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
     const phases = result.phases
       ? ` (${Object.entries(result.phases)
           .map(([phase, t]) => `${phase} ${(t.ms / 1000).toFixed(1)}s, CPU ${(t.cpuMs / 1000).toFixed(1)}s`)
-          .join(', ')})`
+          .join(', ')}${result.journal ? `; SQLite through ${result.journal === 'wal' ? 'the WAL' : 'a rollback journal'}` : ''})`
       : '';
     const added = `${result.accounts} accounts and ${result.payments} payments into ${options.tenant} in ${seconds}s${phases}`;
     const earlier =

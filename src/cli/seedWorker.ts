@@ -9,12 +9,13 @@ export interface SeedWorkerData {
   databaseUrl: string;
   poolMax: number;
   pooler: PgPooler;
-  options: Omit<SeedOptions, 'until' | 'signal' | 'onProgress'> & { until: string };
+  options: Omit<SeedOptions, 'until' | 'signal' | 'onProgress' | 'onPhase'> & { until: string };
 }
 
 /** What the worker tells the command: progress after every batch, then a result or an error. */
 export type SeedWorkerMessage =
   | { type: 'progress'; progress: Parameters<NonNullable<SeedOptions['onProgress']>>[0] }
+  | { type: 'phase'; phase: Parameters<NonNullable<SeedOptions['onPhase']>>[0] }
   | { type: 'result'; result: Awaited<ReturnType<typeof seedTenant>> }
   | { type: 'error'; message: string; stack?: string; input: boolean };
 
@@ -34,6 +35,7 @@ try {
     until: new Date(options.until),
     signal: stop.signal,
     onProgress: (progress) => send({ type: 'progress', progress }),
+    onPhase: (phase) => send({ type: 'phase', phase }),
   });
   send({ type: 'result', result });
 } catch (error) {

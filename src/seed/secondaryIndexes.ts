@@ -43,7 +43,10 @@ export async function dropSecondaryIndexes(trx: Transaction<Database>, dialect: 
   return indexes;
 }
 
-/** Builds the indexes again from the catalog's own text, in the same transaction. */
-export async function createIndexes(trx: Transaction<Database>, indexes: IndexDefinition[]): Promise<void> {
-  for (const index of indexes) await sql.raw(index.sql).execute(trx);
+/** Builds the indexes again from the catalog's own text, in the same transaction; `between` runs before each (it may throw to stop). */
+export async function createIndexes(trx: Transaction<Database>, indexes: IndexDefinition[], between?: () => void): Promise<void> {
+  for (const index of indexes) {
+    between?.();
+    await sql.raw(index.sql).execute(trx);
+  }
 }

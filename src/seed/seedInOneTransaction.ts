@@ -24,6 +24,8 @@ export interface WholeLoad {
   signal?: AbortSignal;
   /** Told the rows loaded so far (not committed: a rollback undoes them all). */
   onLoaded?: (done: { accounts: number; payments: number }) => void;
+  /** Told when a phase after the rows begins (the CLI says so: an index build can be long and silent). */
+  onPhase?: (phase: Exclude<keyof LoadPhases, 'rows'>) => void;
   pauseMs?: number;
 }
 
@@ -117,14 +119,22 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
         await step();
       }
       lap('rows');
-      await createIndexes(trx, indexes);
+      load.onPhase?.('indexes');
+      // Stopped between two index builds, not after them all: a stop rolls back what is built.
+      await createIndexes(trx, indexes, () => {
+        if (load.signal?.aborted) throw new LoadStopped();
+      });
       lap('indexes');
+      load.onPhase?.('counts');
       // Counted rows last, in the global order, as every write locks them. A tenant with no bucket
       // rows yet gets them written as new: every writer of list_buckets writes payments first,
       // which this load holds (PostgreSQL: locked by DROP INDEX; SQLite: the one write lock).
       const newBuckets = !(await trx.selectFrom('list_buckets').select('tenant_id').where('tenant_id', '=', basis.tenantId).limit(1).executeTakeFirst());
       await sink.adjust(countRows(basis.tenantId, tally.countDeltas(), load.shard), tally.bucketRows(basis.tenantId, load.shard), newBuckets);
       lap('counts');
+      load.onPhase?.('commit');
+      // The last moment a stop rolls back rather than commits.
+      if (load.signal?.aborted) throw new LoadStopped();
     });
   } catch (error) {
     if (error instanceof LoadStopped) return false;

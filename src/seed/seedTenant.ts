@@ -5,12 +5,13 @@ import { countRows } from '../counts/listCounts.ts';
 import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
-import { seedInOneTransaction, type LoadPhases } from './seedInOneTransaction.ts';
+import { seedInOneTransaction, type LoadPhases, type WholeLoad } from './seedInOneTransaction.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
 export { SeedInputError };
 import { paymentPool, seedAccounts, type RunBasis } from './seedSequence.ts';
 import { sinkSeedAccounts, sinkSeedPayments } from './sinkSeedRows.ts';
+import { type LoadJournal, withLoadJournal } from './sqliteLoadJournal.ts';
 import type { SeedAccount } from './seedRows.ts';
 
 export interface SeedOptions {
@@ -27,6 +28,8 @@ export interface SeedOptions {
   signal?: AbortSignal;
   /** Told the run's progress when it starts or resumes, and after every committed batch. */
   onProgress?: (progress: SeedProgress) => void;
+  /** A load in one transaction: told when a phase after the rows begins (WholeLoad.onPhase). */
+  onPhase?: WholeLoad['onPhase'];
   /** Waits this long after each batch (tests use it to stop a run midway; it also eases the load on a live database). */
   pauseMs?: number;
   /**
@@ -61,6 +64,8 @@ export interface SeedResult {
   finishedAt?: string;
   /** A load in one transaction: where its time went. */
   phases?: LoadPhases;
+  /** A load in one transaction on SQLite: whether it went through the WAL or a rollback journal (sqliteLoadJournal.ts). */
+  journal?: LoadJournal;
 }
 
 /**
@@ -184,31 +189,38 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     return now && (now.accounts_done !== done.accounts || now.payments_done !== done.payments) ? new SeedInputError(RUN_TAKEN) : error;
   };
   if (await inOneTransaction(db, options.mode ?? 'auto', run.payments - done.payments)) {
-    const inserter = await openBulkInserter(db);
-    let finished: LoadPhases | false;
-    try {
-      finished = await seedInOneTransaction(db, inserter, {
-        runId: run.id,
-        basis,
-        from: { ...done },
-        existing,
-        own,
-        shard,
-        chunkRows: options.batchRows ?? POSTGRES_BATCH_ROWS,
-        signal: options.signal,
-        pauseMs: options.pauseMs,
-        onLoaded: (loaded) =>
-          options.onProgress?.({ accounts: { done: loaded.accounts, total: run.accounts }, payments: { done: loaded.payments, total: run.payments }, before }),
-      });
-    } catch (error) {
-      throw await takenOr(error);
-    } finally {
-      await inserter.close();
-    }
+    const { finished, journal } = await withLoadJournal(db, async (journal) => {
+      const inserter = await openBulkInserter(db);
+      try {
+        const finished = await seedInOneTransaction(db, inserter, {
+          runId: run.id,
+          basis,
+          from: { ...done },
+          existing,
+          own,
+          shard,
+          chunkRows: options.batchRows ?? POSTGRES_BATCH_ROWS,
+          signal: options.signal,
+          pauseMs: options.pauseMs,
+          onPhase: options.onPhase,
+          onLoaded: (loaded) =>
+            options.onProgress?.({
+              accounts: { done: loaded.accounts, total: run.accounts },
+              payments: { done: loaded.payments, total: run.payments },
+              before,
+            }),
+        });
+        return { finished, journal };
+      } catch (error) {
+        throw await takenOr(error);
+      } finally {
+        await inserter.close();
+      }
+    });
     if (!finished) return result('interrupted');
     Object.assign(done, { accounts: run.accounts, payments: run.payments });
     report();
-    return { ...result('completed'), phases: finished };
+    return { ...result('completed'), phases: finished, journal };
   }
   const inserter = await openBulkInserter(db);
   /** One batch: its rows, then (once the batch before it committed) the run's progress and the counts. */

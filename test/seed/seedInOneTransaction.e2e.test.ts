@@ -146,6 +146,16 @@ describe('seed in one transaction', () => {
     expect((await stateOf(db, 'undo')).counts).toEqual(before.counts);
     expect(await paymentIndexes(db)).toEqual(before.indexes);
 
+    // Stopped past the rows: as the index builds begin, or after the counts are added (before the commit).
+    for (const phase of ['indexes', 'commit'] as const) {
+      const late = new AbortController();
+      const onPhase = (p: string) => (p === phase ? late.abort() : undefined);
+      expect(await seedTenant(db, { ...options, signal: late.signal, onPhase })).toMatchObject({ payments: 0, outcome: 'interrupted' });
+      expect((await stateOf(db, 'undo')).totals).toEqual(before.totals);
+      expect((await stateOf(db, 'undo')).counts).toEqual(before.counts);
+      expect(await paymentIndexes(db)).toEqual(before.indexes);
+    }
+
     expect(await seedTenant(db, options)).toMatchObject({ accounts: 6, payments: 2000, outcome: 'completed' });
     expect(await totals(db, 'undo')).toEqual({ accounts: 10, payments: 2040 });
     const { kept, rebuilt } = await countsVersusRebuild(db, 'undo');
