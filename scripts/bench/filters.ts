@@ -72,6 +72,15 @@ export function filterLists({ busiestAccount, month }: ShapeValues): FilterList[
     { name: 'a month × filter[status]=succeeded', query: `${monthQuery}&filter[status]=succeeded`, sort: '-created_at' },
     { name: 'filter[amount][gte]=1000&[lt]=10000 × filter[currency]=EUR', query: 'filter[amount][gte]=1000&filter[amount][lt]=10000&filter[currency]=EUR', sort: 'amount' },
   ];
+  // Metadata search (issue 31 item 4): a common value (a fifteenth of the payments: the seed gives a
+  // fifth a `channel` of three), the same × a status sorted by amount, a rare value and two keys
+  // (no seeded payment has a `tier`: a dataset may give a few one, docs/performance.md says how).
+  const metadata = [
+    { name: 'filter[metadata][channel]=web', query: 'filter[metadata][channel]=web' },
+    { name: 'filter[metadata][channel]=web,pos × filter[status]=succeeded, sort=-amount', query: 'filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount' },
+    { name: 'filter[metadata][tier]=gold (rare)', query: 'filter[metadata][tier]=gold' },
+    { name: 'filter[metadata][channel]=web&[tier]=gold (two keys)', query: 'filter[metadata][channel]=web&filter[metadata][tier]=gold' },
+  ];
   return [
     { name: 'filter[status]=succeeded', query: 'filter[status]=succeeded' },
     { name: 'filter[currency]=EUR', query: 'filter[currency]=EUR' },
@@ -81,6 +90,7 @@ export function filterLists({ busiestAccount, month }: ShapeValues): FilterList[
       { name, query },
       { name: `${name}, sort=${sort}`, query: `${query}&sort=${sort}` },
     ]),
+    ...metadata,
   ];
 }
 

@@ -39,7 +39,7 @@
  *   `--against <checkout>` instead measures that build's server beside this one (filtersAgainst.ts):
  *   server time of alternating requests and p50s of alternating runs, `--walk-rounds` of them; on
  *   PostgreSQL first page 1's one statement of each list alone, each build's, with the backend's
- *   CPU per call (statementsAgainst.ts).
+ *   CPU per call (statementsAgainst.ts). `--shapes <text>`: only the shapes whose name holds it (`--shapes metadata`).
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -77,7 +77,7 @@ import { measureWrites, printWrites } from './writes.ts';
 import { floorCasePaths, measureFloorRounds, printFloorRounds } from './floorCases.ts';
 import { parseScriptArgs } from '../support/scriptArgs.ts';
 
-const values = parseScriptArgs({ command: 'bench', file: 'scripts/bench/main.ts', hints: { sizes: '10000,100000,1000000', only: 'exports|pooler|replicas|filters|writes|floor', against: '<checkout>' } }, {
+const values = parseScriptArgs({ command: 'bench', file: 'scripts/bench/main.ts', hints: { sizes: '10000,100000,1000000', only: 'exports|pooler|replicas|filters|writes|floor', against: '<checkout>', shapes: '<text>' } }, {
     db: { type: 'string', default: 'sqlite,postgres' },
     sizes: { type: 'string', default: '10000,100000,1000000' },
     '10m': { type: 'boolean', default: false },
@@ -92,6 +92,8 @@ const values = parseScriptArgs({ command: 'bench', file: 'scripts/bench/main.ts'
     against: { type: 'string' },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
+    /** `--only filters`: only the filter shapes whose name holds this text (e.g. `metadata`). */
+    shapes: { type: 'string' },
   });
 const dialects = values.db.split(',') as BenchDialect[];
 const sizes = values.sizes.split(',').map(Number).concat(values['10m'] ? [10_000_000] : []);
@@ -244,7 +246,9 @@ for (const dialect of onlyFilters ? dialects : []) {
     const floor = !before && size <= 1_000_000 ? await startFloor(ds.url) : undefined;
     try {
       const base = `${server.origin}/v3`;
-      const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) });
+      const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) }).filter(
+        (list) => values.shapes === undefined || list.name.includes(values.shapes),
+      );
       const measure = (name: string, url: string) => {
         log(`  ${dialect} ${size}: ${name}`);
         return hammer(url, ds.key, seconds, connections);

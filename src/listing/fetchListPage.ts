@@ -36,6 +36,8 @@ import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
+import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataProbed } from './metadataPlans.ts';
+import { entryCountTotalSelect, metadataPlanPageStatement, metadataShareSelect } from './metadataPlanStatement.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -46,6 +48,8 @@ export interface ListTuning {
   plainOffsetUpTo: number;
   /** SQLite's skip hops for lists without bucket counts. */
   skipHop: number;
+  /** A metadata search's plan (metadataPlans.ts): chosen by its counts (absent), or always one of them (tests). */
+  metadataPlan?: 'probe' | 'drive';
 }
 
 export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
@@ -103,10 +107,20 @@ interface ListRequest {
   choose?: boolean;
   /** PostgreSQL: a first page's OFFSET is skipped in the sort's index alone (skipsInIndex). */
   skipInIndex?: boolean;
+  /** A metadata search whose page walks the list's index and probes the entries for each row (metadataPlans.ts); else the entries drive. */
+  probe?: boolean;
+  /** PostgreSQL: a metadata search's first pages hold both plans in one statement, chosen by its counts (metadataPlanStatement.ts); a tuning may fix one. */
+  chooseMetadata?: 'counts' | 'probe' | 'drive';
 }
 
-/** The query a page's rows are read by: the list's, its range written unindexed when the page walks the sort's index. */
-const rowsQueryOf = (list: ListRequest) => (list.walk ? withRangesWritten(list.query, 'unindexed') : list.query);
+/**
+ * The query a page's rows are read by: the list's, its range written unindexed when the page walks
+ * the sort's index, its metadata search written as probes when the page walks the list's index.
+ */
+function rowsQueryOf(list: ListRequest): ListQuery {
+  const query = list.walk ? withRangesWritten(list.query, 'unindexed') : list.query;
+  return list.probe ? withMetadataProbed(query) : query;
+}
 
 /**
  * The list's query as a dialect's statement should be written (rangePlans.ts): on PostgreSQL a
@@ -134,8 +148,21 @@ const plannedList = (dialect: Dialect, list: ListRequest): ListRequest => ({ ...
  * range as parameters and chooses in the statement (named, prepared: rangePlanStatement.ts); any
  * other, as plannedQuery writes it.
  */
-function statementList(dialect: Dialect, list: ListRequest): ListRequest {
+function statementList(dialect: Dialect, list: ListRequest, tuning: ListTuning): ListRequest {
+  if (dialect === 'postgres' && searchesMetadata(list.query)) return { ...plannedList(dialect, list), chooseMetadata: tuning.metadataPlan ?? 'counts' };
   return dialect === 'postgres' && plansByCounts(list) ? { ...list, choose: true } : plannedList(dialect, list);
+}
+
+/**
+ * Whether a metadata search's page walks the list's index and probes the entries (metadataPlans.ts),
+ * `skip` rows from the nearer end: from the searched values' entry count and the list's size,
+ * read first (or as the tuning fixes it). Only ever a choice of plan: both read the same rows.
+ */
+async function probesEntries(db: Kysely<Database>, tuning: ListTuning, list: ListRequest, skip: number, perPage: number): Promise<boolean> {
+  if (!searchesMetadata(list.query)) return false;
+  if (tuning.metadataPlan) return tuning.metadataPlan === 'probe';
+  const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
+  return probeIsCheaper({ size: Number(counts.size), entries: Number(counts.entries) }, skip, perPage);
 }
 
 /**
@@ -201,6 +228,7 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
 function totalSelect(db: Kysely<Database>, list: ListRequest) {
   if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
   if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
+  if (totalIsEntryCount(list.scope, list.query)) return entryCountTotalSelect(db, list.scope, list.query);
   return countSelect(db, list.table, list.scope, list.query);
 }
 
@@ -292,6 +320,11 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   }
   // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
   const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
+  if (list.chooseMetadata) {
+    const total = sql<number>`(${totalSelect(db, list)})`;
+    const chosen = metadataPlanPageStatement(db, list.table, list.scope, list.query, paging, total, prepared !== '', list.chooseMetadata);
+    return { compile: () => chosen.compile(db) };
+  }
   if (list.skipInIndex) {
     const { ctes, rows } = pageFromRowSelect(db, list.table, list.scope, list.query, undefined, sql<number>`${paging.offset}`, paging.perPage);
     const statement = sql`${sql.raw(prepared)}with ${withClause(ctes)}
@@ -407,6 +440,8 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     query.sort,
     search ? [search.kind, search.column, search.direction] : 'offset',
     list.walk === true,
+    list.probe === true,
+    list.chooseMetadata ?? null,
     list.choose === true,
     list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
@@ -428,6 +463,8 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slotted: ListRequest = {
         table: list.table,
         walk: list.walk,
+        probe: list.probe,
+        chooseMetadata: list.chooseMetadata,
         choose: list.choose,
         skipInIndex: list.skipInIndex,
         scope: {
@@ -494,7 +531,7 @@ export function offsetPageQuery(
   query: ListQuery,
   paging: PageParams,
 ): CompiledQuery {
-  const list = statementList(dialect, listRequest(table, scope, query));
+  const list = statementList(dialect, listRequest(table, scope, query), DEFAULT_TUNING);
   list.skipInIndex = skipsInIndex(dialect, list, paging);
   return pageStatementCompiled(db, dialect, list, paging, undefined) ?? offsetPageStatement(db, dialect, list, paging).compile();
 }
@@ -578,13 +615,15 @@ export async function writeListPage(
   const { offset } = paging;
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
   const whole = listRequest(table, scope, query);
-  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole) : plannedList(dialect, whole);
+  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole, tuning) : plannedList(dialect, whole);
   const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
   const how = search ? 'buckets' : 'offset';
   const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
   if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
   if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
+  // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
+  if (dialect === 'sqlite' && oneStatement) list.probe = await probesEntries(db, tuning, list, offset, paging.perPage);
   if (offset < tuning.plainOffsetUpTo) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).
   if (oneStatement) {
@@ -608,9 +647,13 @@ export async function writeListPage(
   }
   let transaction = db.transaction().setAccessMode('read only');
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
-  const exact = list.choose ? plannedList(dialect, whole) : list;
+  const planned = list.choose || list.chooseMetadata ? plannedList(dialect, whole) : list;
   const page = await transaction.execute(async (trx) => {
-    const total = Number((await totalSelect(trx, exact).executeTakeFirstOrThrow()).n);
+    const total = Number((await totalSelect(trx, planned).executeTakeFirstOrThrow()).n);
+    // Counted from the nearer end, as pageOf reads it.
+    const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
+    const exact =
+      offset < total && searchesMetadata(planned.query) ? { ...planned, probe: await probesEntries(trx, tuning, planned, skip, paging.perPage) } : planned;
     return pageOf(trx, dialect, tuning, exact, total, paging);
   });
   return written(page, add);

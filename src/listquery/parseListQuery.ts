@@ -34,8 +34,11 @@ export type Condition =
   | { column: string; match: 'equals' | 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
   | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque' }
-  /** Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts). */
-  | { column: string; match: 'metadata'; key: string; values: string[] };
+  /**
+   * Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts).
+   * `written`: how the listing writes it, never which rows match (listing/metadataPlans.ts); absent: the entries drive.
+   */
+  | { column: string; match: 'metadata'; key: string; values: string[]; written?: 'probe' };
 
 export interface SortKey {
   column: string;

@@ -9,12 +9,24 @@ import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
  * answer is exactly the slice OFFSET (page-1)*per_page LIMIT per_page of all the tenant's records
  * whose metadata has each key searched with one of its values (exact strings), filtered and ordered
  * as asked, with the exact total, while accounts' metadata is replaced and records are created and
- * deleted in between. Half the reads go to an instance that finds every page the deep way
- * (deferred join / skip hops of 3 rows). Each run is a new tenant, so earlier tenants' entries of
- * the same keys and values are in the tables too.
+ * deleted in between. Reads go to instances that find pages in every way there is: the service's
+ * own (its plan chosen by the entry counts, listing/metadataPlans.ts), every page the deep way
+ * (deferred join / skip hops of 3 rows), and each of the two plans fixed (the probe walk of the
+ * list's index, the drive from the entries), first pages and deep ones. One value (`x`) is common
+ * and the others rare, so the counts choose both plans; the test checks it reached each. Each run
+ * is a new tenant, so earlier tenants' entries of the same keys and values are in the tables too.
  */
 
 const DEEP_WAY = { plainOffsetUpTo: 0, skipHop: 3 };
+const WAYS = {
+  counts: undefined,
+  deep: DEEP_WAY,
+  probe: { plainOffsetUpTo: 2000, skipHop: 50_000, metadataPlan: 'probe' as const },
+  drive: { plainOffsetUpTo: 2000, skipHop: 50_000, metadataPlan: 'drive' as const },
+  'deep probe': { ...DEEP_WAY, metadataPlan: 'probe' as const },
+  'deep drive': { ...DEEP_WAY, metadataPlan: 'drive' as const },
+};
+type Way = keyof typeof WAYS;
 const KEYS = ['plan', 'a.b:c-d_e', 'Plan'];
 /** Few values so searches hit; `x`/`X` and `x y` tell exact comparison from anything looser. */
 const VALUES = ['x', 'X', 'x y', 'ünï'];
@@ -23,9 +35,11 @@ type Metadata = Record<string, string>;
 type Resource = { id: string; created_at: string; metadata: Metadata; status: string; currency: string } & Record<string, unknown>;
 type Sort = Array<[field: string, direction: 'asc' | 'desc']>;
 
+/** `x` common, the others rare: the counts choose the probe walk for the one and the drive for the others. */
+const valueArb = fc.oneof({ weight: 6, arbitrary: fc.constant('x') }, { weight: 1, arbitrary: fc.constantFrom(...VALUES.slice(1)) });
 const metadataArb = fc.oneof(
   { weight: 1, arbitrary: fc.constant({}) },
-  { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...KEYS), fc.constantFrom(...VALUES), { minKeys: 1, maxKeys: 3 }) },
+  { weight: 4, arbitrary: fc.dictionary(fc.constantFrom(...KEYS), valueArb, { minKeys: 1, maxKeys: 3 }) },
 );
 /** Another filter beside the search, one time in four (most reads must still find records). */
 const sometimes = <T>(arbitrary: fc.Arbitrary<T>) => fc.oneof({ weight: 3, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary });
@@ -73,7 +87,7 @@ const commandArb = fc.oneof(
       sort: fc.nat(),
       perPage: fc.integer({ min: 1, max: 3 }),
       page: fc.nat(),
-      deep: fc.boolean(),
+      way: fc.oneof({ weight: 5, arbitrary: fc.constant<Way>('counts') }, { weight: 5, arbitrary: fc.constantFrom(...(Object.keys(WAYS) as Way[])) }),
       viaExport: fc.oneof({ weight: 4, arbitrary: fc.constant(false) }, { weight: 1, arbitrary: fc.constant(true) }),
       pick: fc.nat(),
     }),
@@ -121,17 +135,22 @@ const pick = <T>(items: T[], n: number): T | undefined => (items.length === 0 ? 
 
 describe('metadata search: filter[metadata][key]=a,b', () => {
   let t: TestContext;
-  let deep: FastifyInstance;
+  const apps = new Map<Way, FastifyInstance>();
   let runs = 0;
-  /** Reads whose answer held records, and of those, pages past the first: the model test must reach both. */
-  const reached = { found: 0, deeper: 0 };
+  /**
+   * Reads whose answer held records, and of those, pages past the first; reads of the service's own
+   * way for which its counts choose the probe walk, and the drive: the model test must reach each.
+   */
+  const reached = { found: 0, deeper: 0, probe: 0, drive: 0 };
 
   beforeAll(async () => {
     t = await createTestApp();
-    deep = await appOn(t.database, { listTuning: DEEP_WAY });
+    for (const [way, listTuning] of Object.entries(WAYS) as Array<[Way, (typeof WAYS)[Way]]>) {
+      apps.set(way, listTuning ? await appOn(t.database, { listTuning }) : t.app);
+    }
   });
   afterAll(async () => {
-    await deep.close();
+    for (const app of apps.values()) if (app !== t.app) await app.close();
     await t.close();
   });
 
@@ -173,7 +192,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     params.push(`sort=${sort.query}`);
     expected.sort(compareBy(sort.order));
     const path = scopeAccount ? `/v3/accounts/${scopeAccount}/payments` : `/v3/${table}`;
-    const app = read.deep ? deep : t.app;
+    const app = apps.get(read.way) as FastifyInstance;
 
     if (read.viaExport) {
       const response = await call(app, 'GET', `${path}/export?${params.join('&')}`, key);
@@ -186,6 +205,16 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     }
     const lastPage = Math.max(1, Math.ceil(expected.length / read.perPage));
     const page = 1 + (read.page % (lastPage + 1)); // sometimes one past the last
+    if (read.way === 'counts' && expected.length > (page - 1) * read.perPage) {
+      // The plan the service's counts choose (metadataPlans.ts): the tenant's records in the list, the least entry count of a searched key.
+      const records = [...(table === 'accounts' ? accounts : payments).values()];
+      const entries = Math.min(
+        ...read.search.map(([k, values]) => records.filter((r) => Object.hasOwn(r.metadata, k) && values.includes(r.metadata[k])).length),
+      );
+      // A first page (this instance's every page here): the skip is its OFFSET.
+      const skip = (page - 1) * read.perPage;
+      reached[entries > 0 && (skip + read.perPage) * records.length <= entries * entries ? 'probe' : 'drive']++;
+    }
     if (expected.length > (page - 1) * read.perPage) reached.found++;
     if (page > 1 && expected.length > (page - 1) * read.perPage) reached.deeper++;
     const response = await call(app, 'GET', `${path}?${params.join('&')}&per_page=${read.perPage}&page=${page}`, key);
@@ -262,11 +291,13 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         fc.array(commandArb, { minLength: 30, maxLength: 80, size: 'max' }),
         (accounts, payments, then) => runCommands([...accounts, ...payments, ...then]),
       ),
-      { numRuns: 12 },
+      { numRuns: 25 },
     );
     // About 60 and 20 in a run: far enough from these that random runs do not fail them.
     expect(reached.found).toBeGreaterThan(20);
     expect(reached.deeper).toBeGreaterThan(5);
+    expect(reached.probe, JSON.stringify(reached)).toBeGreaterThan(3);
+    expect(reached.drive, JSON.stringify(reached)).toBeGreaterThan(3);
   }, 240_000);
 
   it('finds a record by a value of 500 characters, and not by a prefix of it', async () => {

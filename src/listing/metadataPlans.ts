@@ -1,0 +1,52 @@
+import type { ListQuery } from '../listquery/parseListQuery.ts';
+import type { ListScope } from './listScope.ts';
+
+/**
+ * How a metadata search's page is found (docs/query-plans.md#metadata-search). Two plans are
+ * right, depending on how many records hold the values searched:
+ *
+ * - drive from the entries: every matching entry's record read and sorted (the entry table's
+ *   primary key gives them in no list order); cheap for a rare value, ~1–2 s for a value a
+ *   fifteenth of a million payments hold;
+ * - walk the list's own index in its order (the same path as the list without the search) and
+ *   probe the entry table's primary key for each row (`written: 'probe'`, applyListQuery.ts): a
+ *   page costs about (skip + per_page) × records ÷ matches rows, a few for a common value, and
+ *   every row of the tenant for a value nobody has.
+ *
+ * Neither planner can tell which from the statement: SQLite keeps no statistics, and a
+ * PostgreSQL generic plan does not know the value. The number of entries of the searched values
+ * (an index-only count over (tenant, key, value); the least over several keys, all of which must
+ * hold) chooses, like rangePlans.ts' walkIsCheaper: a probe walk reads (skip + per_page) × size ÷
+ * entries rows, the drive about `entries`. Under a search of several keys or with other filters
+ * the matches are fewer than the entries; the choice assumes they are independent.
+ */
+
+/** Whether a list query searches metadata. */
+export function searchesMetadata(query: ListQuery): boolean {
+  return query.conditions.some((c) => c.match === 'metadata');
+}
+
+/** `query` with every metadata condition written as a probe of each row (same rows). */
+export function withMetadataProbed(query: ListQuery): ListQuery {
+  return { ...query, conditions: query.conditions.map((c) => (c.match === 'metadata' ? { ...c, written: 'probe' as const } : c)) };
+}
+
+/**
+ * Whether the list's total is the number of entries of the searched values itself: its only
+ * condition is one metadata key, over the tenant's whole list. A record has one value per key,
+ * so its entries of any-of values are disjoint and each is one record (deleted records' entries
+ * go in the same transaction: metadataEntries.ts).
+ */
+export function totalIsEntryCount(scope: ListScope, query: ListQuery): boolean {
+  return query.conditions.length === 1 && query.conditions[0].match === 'metadata' && scope.accountId === undefined && scope.endpointId === undefined;
+}
+
+/**
+ * Whether walking the list's index and probing each row costs less than driving from the
+ * entries, for a page `skip` rows from the nearer end of the list: `size` the tenant's records
+ * in the list, `entries` the searched values' entries (the least over keys).
+ */
+export function probeIsCheaper(counts: { size: number; entries: number }, skip: number, perPage: number): boolean {
+  const { size, entries } = counts;
+  return entries > 0 && (skip + perPage) * size <= entries * entries;
+}
