@@ -37,7 +37,7 @@ import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataProbed } from './metadataPlans.ts';
-import { entryCountTotalSelect, metadataPlanPageStatement, metadataShareSelect } from './metadataPlanStatement.ts';
+import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -111,6 +111,8 @@ interface ListRequest {
   probe?: boolean;
   /** PostgreSQL: a metadata search's first pages hold both plans in one statement, chosen by its counts (metadataPlanStatement.ts); a tuning may fix one. */
   chooseMetadata?: 'counts' | 'probe' | 'drive';
+  /** How a metadata search's total is counted (metadataCountOf), once its counts were read. */
+  countBy?: MetadataCount;
 }
 
 /**
@@ -153,16 +155,20 @@ function statementList(dialect: Dialect, list: ListRequest, tuning: ListTuning):
   return dialect === 'postgres' && plansByCounts(list) ? { ...list, choose: true } : plannedList(dialect, list);
 }
 
+/** A metadata search's counts (metadataShareSelect), read before its statements: what its plans are chosen from. */
+async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
+  const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
+  return { entries: Number(counts.entries), lead: Number(counts.lead), size: Number(counts.size), slice: counts.slice === null ? null : Number(counts.slice) };
+}
+
 /**
  * Whether a metadata search's page walks the list's index and probes the entries (metadataPlans.ts),
- * `skip` rows from the nearer end: from the searched values' entry count and the list's size,
- * read first (or as the tuning fixes it). Only ever a choice of plan: both read the same rows.
+ * `skip` rows from the nearer end, by its counts (or as the tuning fixes it). Only ever a choice
+ * of plan: both read the same rows.
  */
-async function probesEntries(db: Kysely<Database>, tuning: ListTuning, list: ListRequest, skip: number, perPage: number): Promise<boolean> {
-  if (!searchesMetadata(list.query)) return false;
+function probesEntries(tuning: ListTuning, counts: { entries: number; size: number }, skip: number, perPage: number): boolean {
   if (tuning.metadataPlan) return tuning.metadataPlan === 'probe';
-  const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
-  return probeIsCheaper({ size: Number(counts.size), entries: Number(counts.entries) }, skip, perPage);
+  return probeIsCheaper(counts, skip, perPage);
 }
 
 /**
@@ -225,10 +231,14 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
   return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
 }
 
-function totalSelect(db: Kysely<Database>, list: ListRequest) {
+/** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best. */
+function totalSelect(db: Kysely<Database>, list: ListRequest, dialect: Dialect = 'sqlite') {
   if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
   if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
-  if (totalIsEntryCount(list.scope, list.query)) return entryCountTotalSelect(db, list.scope, list.query);
+  if (searchesMetadata(list.query)) {
+    const by = list.countBy ?? (totalIsEntryCount(list.scope, list.query) ? 'entries' : { lead: 0 });
+    return metadataTotalSelect(db, dialect, list.table, list.scope, list.query, by);
+  }
   return countSelect(db, list.table, list.scope, list.query);
 }
 
@@ -313,7 +323,7 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
-  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list).as('total')));
+  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list, dialect).as('total')));
   if (list.choose && list.ranged) {
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
     return { compile: () => chosen.compile(db) };
@@ -321,8 +331,7 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
   const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
   if (list.chooseMetadata) {
-    const total = sql<number>`(${totalSelect(db, list)})`;
-    const chosen = metadataPlanPageStatement(db, list.table, list.scope, list.query, paging, total, prepared !== '', list.chooseMetadata);
+    const chosen = metadataPlanPageStatement(db, list.table, list.scope, list.query, paging, list.chooseMetadata, prepared !== '');
     return { compile: () => chosen.compile(db) };
   }
   if (list.skipInIndex) {
@@ -442,6 +451,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     list.walk === true,
     list.probe === true,
     list.chooseMetadata ?? null,
+    list.countBy ?? null,
     list.choose === true,
     list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
@@ -465,6 +475,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         walk: list.walk,
         probe: list.probe,
         chooseMetadata: list.chooseMetadata,
+        countBy: list.countBy,
         choose: list.choose,
         skipInIndex: list.skipInIndex,
         scope: {
@@ -623,7 +634,11 @@ export async function writeListPage(
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
   if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
-  if (dialect === 'sqlite' && oneStatement) list.probe = await probesEntries(db, tuning, list, offset, paging.perPage);
+  if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query)) {
+    const counts = await metadataCounts(db, list);
+    list.countBy = metadataCountOf(list.scope, list.query, counts);
+    list.probe = probesEntries(tuning, counts, offset, paging.perPage);
+  }
   if (offset < tuning.plainOffsetUpTo) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).
   if (oneStatement) {
@@ -649,12 +664,16 @@ export async function writeListPage(
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
   const planned = list.choose || list.chooseMetadata ? plannedList(dialect, whole) : list;
   const page = await transaction.execute(async (trx) => {
-    const total = Number((await totalSelect(trx, planned).executeTakeFirstOrThrow()).n);
+    if (!searchesMetadata(planned.query)) return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, planned, dialect).executeTakeFirstOrThrow()).n), paging);
+    // A metadata search: its counts first, which choose how its total is counted and how its page is found.
+    // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
+    if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
+    const counts = await metadataCounts(trx, planned);
+    const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
+    const total = Number((await totalSelect(trx, counted, dialect).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
-    const exact =
-      offset < total && searchesMetadata(planned.query) ? { ...planned, probe: await probesEntries(trx, tuning, planned, skip, paging.perPage) } : planned;
-    return pageOf(trx, dialect, tuning, exact, total, paging);
+    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage) }, total, paging);
   });
   return written(page, add);
 }

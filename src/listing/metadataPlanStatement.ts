@@ -1,46 +1,124 @@
 import { sql, type Expression, type Kysely } from 'kysely';
-import type { Database } from '../db/schema.ts';
+import type { Database, Dialect } from '../db/schema.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
-import { countedTotalSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
+import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
+import { countedSlice, type ListSlice } from './listSlice.ts';
 import { totalIsEntryCount, withMetadataProbed } from './metadataPlans.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 
+function valuesSql(c: MetadataCondition) {
+  return c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;
+}
+
 /** The number of the tenant's entries of one searched key with any of its values: an index-only count over the entry table's primary key. */
 function entryCountSql(tenantId: string, c: MetadataCondition) {
-  const value = c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;
-  return sql<number>`(select count(*) from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value})`;
+  return sql<number>`(select count(*) from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${valuesSql(c)})`;
 }
 
 /**
- * What a metadata search's plan is chosen from (metadataPlans.ts), as `entries` and `size`: the
- * least entry count over the searched keys, and the tenant's records in the list (list_counts).
+ * The list without its metadata search, when that is narrower than the tenant's whole list and a
+ * counted slice (the scope's account, any-of filters on counted dimensions, nothing else): its
+ * size is then in list_counts.
  */
-export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
-  const counts = query.conditions.flatMap((c) => (c.match === 'metadata' ? [entryCountSql(scope.tenantId, c)] : []));
-  // The least, written alike for both databases (SQLite has no least(), PostgreSQL no min() of several arguments).
-  const entries =
-    counts.length === 1
-      ? counts[0]
-      : sql<number>`(select min(n) from (${sql.join(
-          counts.map((n) => sql`select ${n} as n`),
-          sql` union all `,
-        )}) as e)`;
-  const whole = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
-  return db.selectNoFrom([entries.as('entries'), sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('size')]);
+function otherFiltersSlice(table: ListTable, scope: ListScope, query: ListQuery): ListSlice | undefined {
+  const others = query.conditions.filter((c) => c.match !== 'metadata');
+  if (others.length === 0 && scope.accountId === undefined) return undefined;
+  return countedSlice(table, scope, { ...query, conditions: others });
 }
 
-/** The list's total when it is the entry count of its one searched key (totalIsEntryCount), as `n`. */
-export function entryCountTotalSelect(db: Kysely<Database>, scope: ListScope, query: ListQuery) {
-  const [c] = query.conditions as MetadataCondition[];
-  return db.selectNoFrom(entryCountSql(scope.tenantId, c).as('n'));
+const searched = (query: ListQuery) => query.conditions.filter((c): c is MetadataCondition => c.match === 'metadata');
+
+/** The first of `values` (expressions of the same row) that is the least, as a CASE of them all: `pick(i)` of it. */
+function leastCase(values: Expression<number>[], pick: (i: number) => Expression<unknown>) {
+  if (values.length === 1) return pick(0);
+  const arms = values.slice(0, -1).map((v, i) => sql`when ${sql.join(values.slice(i + 1).map((w) => sql`${v} <= ${w}`), sql` and `)} then ${pick(i)}`);
+  return sql`(case ${sql.join(arms, sql` `)} else ${pick(values.length - 1)} end)`;
+}
+
+/**
+ * What a metadata search's plans are chosen from (metadataPlans.ts), read once: `entries`, the
+ * least entry count over the searched keys, and `lead`, which key has it (the first such, by the
+ * order of the conditions): its entries are the fewest to drive from; `size`, the tenant's records
+ * in the list; `slice`, the records of the list without its search when list_counts has them
+ * (otherFiltersSlice), else null.
+ */
+export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
+  const keys = searched(query);
+  const counts = sql.join(keys.map((c, i) => sql`${entryCountSql(scope.tenantId, c)} as ${sql.raw(`e${i}`)}`));
+  const each = keys.map((_, i) => sql.ref<number>(`k.e${i}`));
+  const whole = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
+  const slice = otherFiltersSlice(table, scope, query);
+  return db.selectFrom(sql`(select ${counts})`.as('k')).select([
+    sql<number>`${leastCase(each, (i) => each[i])}`.as('entries'),
+    sql<number>`${leastCase(each, (i) => sql.lit(i))}`.as('lead'),
+    sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('size'),
+    (slice ? sql<number | null>`(${countedTotalSelect(db, scope.tenantId, table, slice)})` : sql<number | null>`cast(null as bigint)`).as('slice'),
+  ]);
+}
+
+/**
+ * PostgreSQL: the list's rows driven from the entries of its searched key number `lead` (`m`),
+ * each record read by its id in a LATERAL subquery with LIMIT 1, which the planner cannot turn
+ * into a join: a nested loop from the entries whatever a generic plan guesses (one that knows no
+ * value walked or hashed the whole table: 0.9–3 s for a value 1,010 of 1M payments hold). The
+ * record is tested against the list's other conditions there (other keys probed); `columns` of it.
+ */
+function drivenRows(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, lead: number, columns: string[]) {
+  const from = searched(query)[lead];
+  const rest = withMetadataProbed({ ...query, conditions: query.conditions.filter((c) => c !== from) });
+  const entries = sql`select record_id from ${sql.table(from.column)} where tenant_id = ${scope.tenantId} and key = ${from.key} and ${valuesSql(from)}`;
+  const record = countSelect(db, table, scope, rest)
+    .clearSelect()
+    .select(columns.map((c) => sql.ref(c).as(c)))
+    .where(sql.ref('id'), '=', sql.ref('m.record_id'))
+    .limit(sql.lit(1));
+  return { entries, record };
+}
+
+/** PostgreSQL: the list's total counted from the entries of its searched key number `lead` (drivenRows). */
+function drivenCount(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, lead: number) {
+  const { entries, record } = drivenRows(db, table, scope, query, lead, ['id']);
+  return sql<number>`(select count(*) from (${entries}) as m cross join lateral (${record}) as r)`;
+}
+
+/**
+ * Which way a metadata search's total is counted (metadataCountOf): the entry count itself, the
+ * list without its search with each row probed, or from the entries of the searched key number `lead`.
+ */
+export type MetadataCount = 'entries' | 'probe' | { lead: number };
+
+/**
+ * The list's total counted row by row along whichever is fewer (metadataCountOf): the list
+ * without its search (its own index, each row probed) or the entries (on SQLite the search as a
+ * set of ids, which its planner drives from; on PostgreSQL drivenCount).
+ */
+function countedSql(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, by: Exclude<MetadataCount, 'entries'>) {
+  if (by === 'probe') return sql<number>`(${countSelect(db, table, scope, withMetadataProbed(query))})`;
+  return dialect === 'postgres' ? drivenCount(db, table, scope, query, by.lead) : sql<number>`(${countSelect(db, table, scope, query)})`;
+}
+
+/**
+ * How the total is counted, from the counts (metadataShareSelect): the entry count when the
+ * search is the list's only condition (totalIsEntryCount); else along the list without its
+ * search when list_counts says it holds no more rows than the fewest entries, else from those.
+ */
+export function metadataCountOf(scope: ListScope, query: ListQuery, counts: { entries: number; lead: number; slice: number | null }): MetadataCount {
+  if (totalIsEntryCount(scope, query)) return 'entries';
+  return counts.slice !== null && counts.slice <= counts.entries ? 'probe' : { lead: counts.lead };
+}
+
+/** The list's total as `n`, counted `by` (metadataCountOf). */
+export function metadataTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, by: MetadataCount) {
+  if (by === 'entries') return db.selectNoFrom(entryCountSql(scope.tenantId, searched(query)[0]).as('n'));
+  return db.selectNoFrom(countedSql(db, dialect, table, scope, query, by).as('n'));
 }
 
 /** metadataPlans.ts' probeIsCheaper in SQL, over the statement's own counts (a first page: the skip is its OFFSET). */
-export function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>, offset: number, perPage: number) {
+function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>, offset: number, perPage: number) {
   return sql<boolean>`(${entries} > 0 and (cast(${offset} as bigint) + cast(${perPage} as bigint)) * ${size} <= ${entries} * ${entries})`;
 }
 
@@ -49,10 +127,11 @@ export function probeIsCheaperSql(size: Expression<number>, entries: Expression<
  * whose one generic plan serves a common value and a rare one alike. Both plans are in it as the
  * two branches of a UNION ALL (as rangePlanStatement.ts does for ranges), each under a condition
  * on the statement's counts alone, which PostgreSQL checks once ("One-Time Filter") and never
- * starts the branch it fails: the probe walk of the list's index, or the drive from the entries.
- * The counts (`c`, materialized) are read once; when the list's only condition is one metadata
- * key, its entry count is the total too, and no record is counted.
- * `plan` other than `counts` fixes the branch (tests: each plan's answers checked on their own).
+ * starts the branch it fails: the probe walk of the list's index, or the drive from the entries
+ * (drivenRows). The counts (`c`, materialized) are read once; the total is the entry count when
+ * the search is the list's only condition, else counted as metadataCountOf chooses (a CASE: only
+ * the branch taken runs). `plan` other than `counts` fixes the page's branch (tests). Not
+ * `prepared` when a range is written into its text as a literal (plannedQuery).
  */
 export function metadataPlanPageStatement(
   db: Kysely<Database>,
@@ -60,21 +139,28 @@ export function metadataPlanPageStatement(
   scope: ListScope,
   query: ListQuery,
   paging: PageParams,
-  total: Expression<number>,
-  prepared: boolean,
   plan: 'counts' | 'probe' | 'drive',
+  prepared: boolean,
 ) {
   const chosen = probeIsCheaperSql(sql.ref('t.size'), sql.ref('t.entries'), paging.offset, paging.perPage);
   const probes = plan === 'counts' ? chosen : sql<boolean>`${sql.lit(plan === 'probe')}`;
   const order = totalOrder(query.sort);
-  const columns = [...new Set(order.map((k) => k.column))] as Array<'id'>;
-  const branch = (written: ListQuery, runs: Expression<boolean>) =>
-    offsetPageSelect(db, table, scope, written, paging.offset, paging.perPage).select(columns).where(runs);
-  const walk = branch(withMetadataProbed(query), probes);
-  const drive = branch(query, sql<boolean>`not ${probes}`);
-  const inOrder = sql.join(order.map((k) => sql`${sql.ref(`u.${k.column}`)} ${sql.raw(k.direction)}`));
-  const n = totalIsEntryCount(scope, query) ? sql.ref('c.entries') : total;
+  const columns = [...new Set(order.map((k) => k.column))];
+  const walk = offsetPageSelect(db, table, scope, withMetadataProbed(query), paging.offset, paging.perPage)
+    .select(columns as Array<'id'>)
+    .where(probes);
+  const byOrder = (alias: string) => sql.join(order.map((k) => sql`${sql.ref(`${alias}.${k.column}`)} ${sql.raw(k.direction)}`));
+  // One drive per searched key, from whichever has the fewest entries (`lead`): the others never start.
+  const drives = searched(query).map((_, lead) => {
+    const { entries, record } = drivenRows(db, table, scope, query, lead, ['resource', ...columns]);
+    return sql`(select r.resource, ${sql.join(columns.map((c) => sql.ref(`r.${c}`)))} from (${entries}) as m cross join lateral (${record}) as r
+    where not ${probes} and t.lead = ${sql.lit(lead)} order by ${byOrder('r')} limit (${paging.perPage} + 0) offset ${paging.offset})`;
+  });
+  const drivenCounts = searched(query).map((_, lead) => sql`when c.lead = ${sql.lit(lead)} then ${countedSql(db, 'postgres', table, scope, query, { lead })}`);
+  const n = totalIsEntryCount(scope, query)
+    ? sql.ref('c.entries')
+    : sql`(case when c.slice is not null and c.slice <= c.entries then ${countedSql(db, 'postgres', table, scope, query, 'probe')} ${sql.join(drivenCounts, sql` `)} end)`;
   return sql`${sql.raw(prepared ? PREPARED : '')}with c as materialized (${metadataShareSelect(db, table, scope, query)})
-    select t.n as total, p.resource from (select c.entries, c.size, ${n} as n from c) as t
-    left join lateral (select u.resource from ((${walk}) union all (${drive})) as u order by ${inOrder}) as p on true`;
+    select t.n as total, p.resource from (select c.entries, c.lead, c.size, ${n} as n from c) as t
+    left join lateral (select u.resource from ((${walk}) union all ${sql.join(drives, sql` union all `)}) as u order by ${byOrder('u')}) as p on true`;
 }
