@@ -36,7 +36,7 @@ import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
-import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataProbed } from './metadataPlans.ts';
+import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
@@ -113,6 +113,8 @@ interface ListRequest {
   chooseMetadata?: 'counts' | 'probe' | 'drive';
   /** How a metadata search's total is counted (metadataCountOf), once its counts were read. */
   countBy?: MetadataCount;
+  /** A metadata search driven from the entries: which searched key they are read from (the fewest), the others probed. */
+  lead?: number;
 }
 
 /**
@@ -121,7 +123,8 @@ interface ListRequest {
  */
 function rowsQueryOf(list: ListRequest): ListQuery {
   const query = list.walk ? withRangesWritten(list.query, 'unindexed') : list.query;
-  return list.probe ? withMetadataProbed(query) : query;
+  if (list.probe) return withMetadataProbed(query);
+  return list.lead === undefined ? query : withMetadataLead(query, list.lead);
 }
 
 /**
@@ -452,6 +455,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     list.probe === true,
     list.chooseMetadata ?? null,
     list.countBy ?? null,
+    list.lead ?? null,
     list.choose === true,
     list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
@@ -476,6 +480,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         probe: list.probe,
         chooseMetadata: list.chooseMetadata,
         countBy: list.countBy,
+        lead: list.lead,
         choose: list.choose,
         skipInIndex: list.skipInIndex,
         scope: {
@@ -638,6 +643,7 @@ export async function writeListPage(
     const counts = await metadataCounts(db, list);
     list.countBy = metadataCountOf(list.scope, list.query, counts);
     list.probe = probesEntries(tuning, counts, offset, paging.perPage);
+    list.lead = counts.lead;
   }
   if (offset < tuning.plainOffsetUpTo) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).
@@ -664,7 +670,8 @@ export async function writeListPage(
   if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
   const planned = list.choose || list.chooseMetadata ? plannedList(dialect, whole) : list;
   const page = await transaction.execute(async (trx) => {
-    if (!searchesMetadata(planned.query)) return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, planned, dialect).executeTakeFirstOrThrow()).n), paging);
+    if (!searchesMetadata(planned.query))
+      return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, planned, dialect).executeTakeFirstOrThrow()).n), paging);
     // A metadata search: its counts first, which choose how its total is counted and how its page is found.
     // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
     if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
@@ -673,7 +680,7 @@ export async function writeListPage(
     const total = Number((await totalSelect(trx, counted, dialect).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
-    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage) }, total, paging);
+    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
   });
   return written(page, add);
 }

@@ -6,7 +6,7 @@ import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import { countedSlice, type ListSlice } from './listSlice.ts';
-import { totalIsEntryCount, withMetadataProbed } from './metadataPlans.ts';
+import { totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 
@@ -35,7 +35,13 @@ const searched = (query: ListQuery) => query.conditions.filter((c): c is Metadat
 /** The first of `values` (expressions of the same row) that is the least, as a CASE of them all: `pick(i)` of it. */
 function leastCase(values: Expression<number>[], pick: (i: number) => Expression<unknown>) {
   if (values.length === 1) return pick(0);
-  const arms = values.slice(0, -1).map((v, i) => sql`when ${sql.join(values.slice(i + 1).map((w) => sql`${v} <= ${w}`), sql` and `)} then ${pick(i)}`);
+  const arms = values.slice(0, -1).map(
+    (v, i) =>
+      sql`when ${sql.join(
+        values.slice(i + 1).map((w) => sql`${v} <= ${w}`),
+        sql` and `,
+      )} then ${pick(i)}`,
+  );
   return sql`(case ${sql.join(arms, sql` `)} else ${pick(values.length - 1)} end)`;
 }
 
@@ -52,12 +58,14 @@ export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scop
   const each = keys.map((_, i) => sql.ref<number>(`k.e${i}`));
   const whole = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
   const slice = otherFiltersSlice(table, scope, query);
-  return db.selectFrom(sql`(select ${counts})`.as('k')).select([
-    sql<number>`${leastCase(each, (i) => each[i])}`.as('entries'),
-    sql<number>`${leastCase(each, (i) => sql.lit(i))}`.as('lead'),
-    sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('size'),
-    (slice ? sql<number | null>`(${countedTotalSelect(db, scope.tenantId, table, slice)})` : sql<number | null>`cast(null as bigint)`).as('slice'),
-  ]);
+  return db
+    .selectFrom(sql`(select ${counts})`.as('k'))
+    .select([
+      sql<number>`${leastCase(each, (i) => each[i])}`.as('entries'),
+      sql<number>`${leastCase(each, (i) => sql.lit(i))}`.as('lead'),
+      sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('size'),
+      (slice ? sql<number | null>`(${countedTotalSelect(db, scope.tenantId, table, slice)})` : sql<number | null>`cast(null as bigint)`).as('slice'),
+    ]);
 }
 
 /**
@@ -98,7 +106,9 @@ export type MetadataCount = 'entries' | 'probe' | { lead: number };
  */
 function countedSql(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, by: Exclude<MetadataCount, 'entries'>) {
   if (by === 'probe') return sql<number>`(${countSelect(db, table, scope, withMetadataProbed(query))})`;
-  return dialect === 'postgres' ? drivenCount(db, table, scope, query, by.lead) : sql<number>`(${countSelect(db, table, scope, query)})`;
+  return dialect === 'postgres'
+    ? drivenCount(db, table, scope, query, by.lead)
+    : sql<number>`(${countSelect(db, table, scope, withMetadataLead(query, by.lead))})`;
 }
 
 /**

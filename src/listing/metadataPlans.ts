@@ -32,6 +32,18 @@ export function withMetadataProbed(query: ListQuery): ListQuery {
 }
 
 /**
+ * `query` driven from the entries of its searched key number `lead` (the one with the fewest):
+ * every other key written as a probe of each record found, so that no planner drives from them.
+ */
+export function withMetadataLead(query: ListQuery, lead: number): ListQuery {
+  let n = -1;
+  return {
+    ...query,
+    conditions: query.conditions.map((c) => (c.match === 'metadata' && ++n !== lead ? { ...c, written: 'probe' as const } : c)),
+  };
+}
+
+/**
  * Whether the list's total is the number of entries of the searched values itself: its only
  * condition is one metadata key, over the tenant's whole list. A record has one value per key,
  * so its entries of any-of values are disjoint and each is one record (deleted records' entries
