@@ -101,6 +101,9 @@ function sqliteVerdict(rows: Array<{ id: number; parent: number; detail: string 
     if (/USE TEMP B-TREE FOR .*ORDER BY/.test(row.detail) && (d > 0 || topLimited) && sortsListRows(rows, row)) verdict.sortBeforeLimit = true;
     const index = /USING (?:COVERING )?INDEX (\w+)(?: \((.*)\))?/.exec(row.detail);
     if (index) verdict.indexes.push(index[1]);
+    // A WITHOUT ROWID table's own key (the metadata entry tables), named as PostgreSQL names it.
+    const key = /^SEARCH (\w+) USING PRIMARY KEY/.exec(row.detail);
+    if (key) verdict.indexes.push(`${key[1]}_pkey`);
     if (index && /USING COVERING INDEX/.test(row.detail)) verdict.indexOnly.push(index[1]);
     if (index?.[2] && /^SEARCH (payments|accounts)\b/.test(row.detail)) verdict.indexConditions.push(...columnsOf(index[2]));
   }

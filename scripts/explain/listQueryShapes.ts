@@ -17,6 +17,8 @@ import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/lis
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
+import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
+import { metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
 
 /**
@@ -36,6 +38,11 @@ export interface ListShape {
    * this index in the sort's order (src/listing/rangePlans.ts), the range tested row by row.
    */
   walks?: string;
+  /**
+   * A metadata search: the index its page walks when the searched values are common, each row's
+   * entry probed (src/listing/metadataPlans.ts).
+   */
+  probes?: string;
 }
 
 const SOME_ACCOUNT = 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C';
@@ -50,6 +57,8 @@ const accountPayments = (query: string, ordered = true): ListShape => ({
 });
 /** A shape whose SQLite page walks `index` when most of its rows are in range (rangePlans.ts). */
 const walking = (shape: ListShape, index: string): ListShape => ({ ...shape, walks: index });
+/** A metadata search whose page walks `index` when its values are common, probing the entries (metadataPlans.ts). */
+const probing = (shape: ListShape, index: string): ListShape => ({ ...shape, probes: index });
 const accounts = (query: string, ordered = true): ListShape => ({ table: 'accounts', request: `/v3/accounts?${query}`, perAccount: false, query, ordered });
 
 export const LIST_SHAPES: ListShape[] = [
@@ -83,8 +92,9 @@ export const LIST_SHAPES: ListShape[] = [
     'payments_tenant_status_amount',
   ),
   // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.
-  payments('filter[metadata][channel]=web', false),
-  payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false),
+  probing(payments('filter[metadata][channel]=web', false), 'payments_tenant_created'),
+  probing(payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false), 'payments_tenant_status_amount'),
+  probing(payments('filter[metadata][channel]=web&filter[metadata][tier]=gold', false), 'payments_tenant_created'),
   accountPayments(''),
   accountPayments('sort=-amount'),
   accountPayments('filter[status]=succeeded'),
@@ -97,7 +107,7 @@ export const LIST_SHAPES: ListShape[] = [
   accounts('filter[created_at][lt]=2026-01-01'),
   accounts('filter[email]=ada@example.com'),
   accounts('filter[name]=ada', false),
-  accounts('filter[metadata][segment]=business', false),
+  probing(accounts('filter[metadata][segment]=business', false), 'accounts_tenant_created'),
 ];
 
 const SAMPLE_VALUES: Record<string, string | number> = {
@@ -133,6 +143,12 @@ export function shapeQueries(
   const total = listTotalSelect(db, shape.table, scope, query);
   const walked = withRangesWritten(query, 'unindexed');
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [{ label: `total (${total.from})`, query: total.select }];
+  // A metadata search's total counted along the list without it, each row probed, and from the entries of its second key (metadataPlanStatement.ts).
+  if (shape.probes) {
+    out.push({ label: 'total (the list without the search, each row probed)', query: metadataTotalSelect(db, dialect, shape.table, scope, query, 'probe') });
+    const keys = query.conditions.filter((c) => c.match === 'metadata').length;
+    if (keys > 1) out.push({ label: 'total (from the second key’s entries)', query: metadataTotalSelect(db, dialect, shape.table, scope, query, { lead: 1 }) });
+  }
   for (const [end, q] of [
     ['', query],
     ['-from-end', reversed(query)],
@@ -156,6 +172,22 @@ export function shapeQueries(
     if (shape.walks && dialect === 'postgres') {
       const chosen = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 2, perPage: 100, offset: 100 });
       out.push({ label: `offset${end}, both plans in one statement`, query: { compile: () => chosen } });
+    }
+    // A metadata search of common values: the page walks the list's index, each row's entry probed (metadataPlans.ts).
+    if (shape.probes) {
+      const p = withMetadataProbed(q);
+      out.push({ label: `offset${end}, probing the entries`, strategy: `probe${end}`, query: offsetPageSelect(db, shape.table, scope, p, 100, 100) });
+      out.push({
+        label: `deferred-join${end}, probing`,
+        strategy: `probe${end}`,
+        query: deferredJoinPageSelect(db, shape.table, scope, p, DEFERRED_JOIN_FROM * 10, 100),
+      });
+      out.push({ label: `skip-hops${end} (one hop), probing`, strategy: `probe${end}`, query: hopSelect(db, shape.table, scope, p, boundary, 10_000) });
+      out.push({ label: `skip-hops${end} (the page), probing`, strategy: `probe${end}`, query: afterBoundarySelect(db, shape.table, scope, p, boundary, 100) });
+      if (dialect === 'postgres') {
+        const chosen = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 2, perPage: 100, offset: 100 });
+        out.push({ label: `offset${end}, both plans in one statement (metadataPlanStatement.ts)`, query: { compile: () => chosen } });
+      }
     }
     // SQLite, most rows in range: the page walks the sort's index (rangePlans.ts).
     if (shape.walks && dialect === 'sqlite') {

@@ -49,6 +49,27 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     },
   );
 
+  it.each(LIST_SHAPES.filter((s) => s.probes))(
+    '$request walks the list’s index in its order when its values are common, each row’s entry probed by primary key, sorting nothing',
+    async (shape) => {
+      const probes = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter((q) => q.strategy?.startsWith('probe'));
+      expect(probes.length).toBe(8);
+      for (const { label, query } of probes) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        expect(plan.sortBeforeLimit, why).toBe(false);
+        expect(plan.indexes, why).toContain(shape.probes);
+        expect(plan.fullScan, why).toBe(false);
+        // Each row's probe: a search of the entry table by its key (SQLite may take its record index, which holds the key too).
+        const entries = shape.table === 'payments' ? 'payment_metadata' : 'account_metadata';
+        expect(
+          plan.indexes.some((i) => i.startsWith(entries)),
+          why,
+        ).toBe(true);
+      }
+    },
+  );
+
   // Migration 0019: amount rides in the created_at indexes, so the rows skipped before a deep page
   // of an amount range sorted by created_at are tested in the index alone, no table row read.
   it.each(LIST_SHAPES.filter((s) => s.walks?.endsWith('_created')))(
