@@ -6,7 +6,7 @@ import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import { countedSlice, type ListSlice } from './listSlice.ts';
-import { totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
+import { DRIVEN_ENTRY_IN_ROWS, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 
@@ -129,7 +129,7 @@ export function metadataTotalSelect(db: Kysely<Database>, dialect: Dialect, tabl
 
 /** metadataPlans.ts' probeIsCheaper in SQL, over the statement's own counts (a first page: the skip is its OFFSET). */
 function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>, offset: number, perPage: number) {
-  return sql<boolean>`(${entries} > 0 and (cast(${offset} as bigint) + cast(${perPage} as bigint)) * ${size} <= ${entries} * ${entries})`;
+  return sql<boolean>`(${entries} > 0 and (cast(${offset} as bigint) + cast(${perPage} as bigint)) * ${size} <= ${sql.lit(DRIVEN_ENTRY_IN_ROWS)} * ${entries} * ${entries})`;
 }
 
 /**

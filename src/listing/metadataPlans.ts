@@ -16,8 +16,7 @@ import type { ListScope } from './listScope.ts';
  * Neither planner can tell which from the statement: SQLite keeps no statistics, and a
  * PostgreSQL generic plan does not know the value. The number of entries of the searched values
  * (an index-only count over (tenant, key, value); the least over several keys, all of which must
- * hold) chooses, like rangePlans.ts' walkIsCheaper: a probe walk reads (skip + per_page) × size ÷
- * entries rows, the drive about `entries`. Under a search of several keys or with other filters
+ * hold) chooses, like rangePlans.ts' walkIsCheaper (probeIsCheaper). Under a search of several keys or with other filters
  * the matches are fewer than the entries; the choice assumes they are independent.
  */
 
@@ -54,11 +53,20 @@ export function totalIsEntryCount(scope: ListScope, query: ListQuery): boolean {
 }
 
 /**
+ * What a driven entry costs in rows walked: the drive reads each match's record by id and sorts
+ * them all (on SQLite once more per skip hop). Measured at 1M payments, the page 6,640 rows from
+ * the end of `channel=web` (66,482): PostgreSQL walked 225 ms against 300 ms driven, SQLite
+ * ~100 ms against 309 ms.
+ */
+export const DRIVEN_ENTRY_IN_ROWS = 2;
+
+/**
  * Whether walking the list's index and probing each row costs less than driving from the
  * entries, for a page `skip` rows from the nearer end of the list: `size` the tenant's records
- * in the list, `entries` the searched values' entries (the least over keys).
+ * in the list, `entries` the searched values' entries (the least over keys). The walk reads about
+ * (skip + per_page) × size ÷ entries rows, the drive `entries` entries.
  */
 export function probeIsCheaper(counts: { size: number; entries: number }, skip: number, perPage: number): boolean {
   const { size, entries } = counts;
-  return entries > 0 && (skip + perPage) * size <= entries * entries;
+  return entries > 0 && (skip + perPage) * size <= DRIVEN_ENTRY_IN_ROWS * entries * entries;
 }

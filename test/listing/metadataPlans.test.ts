@@ -14,8 +14,8 @@ describe('metadata search plans (metadataPlans.ts)', () => {
     expect(probeIsCheaper({ size: 1_000_000, entries: 66_482 }, 0, 10)).toBe(true);
     expect(probeIsCheaper({ size: 1_000_000, entries: 1_010 }, 0, 10)).toBe(false);
     // A deep page of the common value: (skip + per_page) × size ÷ entries rows walked against the entries driven.
-    expect(probeIsCheaper({ size: 1_000_000, entries: 66_482 }, 4_000, 10)).toBe(true);
-    expect(probeIsCheaper({ size: 1_000_000, entries: 66_482 }, 6_000, 10)).toBe(false);
+    expect(probeIsCheaper({ size: 1_000_000, entries: 66_482 }, 6_640, 10)).toBe(true);
+    expect(probeIsCheaper({ size: 1_000_000, entries: 66_482 }, 9_000, 10)).toBe(false);
     // A value no record has: nothing to walk towards.
     expect(probeIsCheaper({ size: 1_000_000, entries: 0 }, 0, 10)).toBe(false);
   });
