@@ -9,7 +9,8 @@
  * three lists, `page`, `per_page`, `filter[status]`, `filter[account_id]`, `sort`, and for the filter
  * shapes of `--only filters` one value of `filter[currency]` and `filter[card_brand]` and the
  * `gte|gt|lte|lt` bounds of `filter[amount]` and of `filter[created_at]` in the stored form,
- * `…T00:00:00.000Z`), and answers anything else with a 400. Started by the bench as `node scripts/bench/floor/floorServer.ts`
+ * `…T00:00:00.000Z`, and `filter[metadata][key]=a,b` read from the metadata column itself),
+ * and answers anything else with a 400. Started by the bench as `node scripts/bench/floor/floorServer.ts`
  * with DATABASE_URL; prints "Listening on <origin>" as `cli serve` does.
  */
 import { createHash } from 'node:crypto';
@@ -149,6 +150,15 @@ async function list(request: FastifyRequest, reply: FastifyReply, table: 'paymen
   if (query['filter[status]'] !== undefined) (where.push('status = ?'), params.push(query['filter[status]']));
   for (const column of ['currency', 'card_brand']) {
     if (query[`filter[${column}]`] !== undefined) (where.push(`${column} = ?`), params.push(query[`filter[${column}]`]));
+  }
+  // Metadata search the plainest way: each searched key's value in the row's own metadata, no index.
+  for (const [name, text] of Object.entries(query)) {
+    const key = /^filter\[metadata\]\[(.+)\]$/.exec(name)?.[1];
+    if (key === undefined) continue;
+    const values = text.split(',');
+    const value = url.startsWith('sqlite:') ? 'json_extract(metadata, ?)' : '(metadata ->> ?)';
+    where.push(`${value} in (${values.map(() => '?').join(', ')})`);
+    params.push(url.startsWith('sqlite:') ? `$.${JSON.stringify(key)}` : key, ...values);
   }
   for (const [op, sqlOp] of RANGES) {
     const amount = query[`filter[amount][${op}]`];
