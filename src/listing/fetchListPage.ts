@@ -159,8 +159,8 @@ function statementList(dialect: Dialect, list: ListRequest, tuning: ListTuning):
 }
 
 /** A metadata search's counts (metadataShareSelect), read before its statements: what its plans are chosen from. */
-async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
-  const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
+async function metadataCounts(db: Kysely<Database>, list: ListRequest, page?: { skip: number; perPage: number }) {
+  const counts = await metadataShareSelect(db, list.table, list.scope, list.query, page).executeTakeFirstOrThrow();
   return { entries: Number(counts.entries), lead: Number(counts.lead), size: Number(counts.size), slice: counts.slice === null ? null : Number(counts.slice) };
 }
 
@@ -640,7 +640,7 @@ export async function writeListPage(
   if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
   if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query)) {
-    const counts = await metadataCounts(db, list);
+    const counts = await metadataCounts(db, list, { skip: offset, perPage: paging.perPage });
     list.countBy = metadataCountOf(list.scope, list.query, counts);
     list.probe = probesEntries(tuning, counts, offset, paging.perPage);
     list.lead = counts.lead;
@@ -675,7 +675,8 @@ export async function writeListPage(
     // A metadata search: its counts first, which choose how its total is counted and how its page is found.
     // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
     if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
-    const counts = await metadataCounts(trx, planned);
+    // The skip is at most the offset (it is counted from the nearer end once the total is known).
+    const counts = await metadataCounts(trx, planned, { skip: offset, perPage: paging.perPage });
     const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
     const total = Number((await totalSelect(trx, counted, dialect).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
