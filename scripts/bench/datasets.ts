@@ -64,6 +64,9 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
     await admin.query(`create schema if not exists bench_${payments}`);
     await admin.end();
   }
+  // The seed runs with this connection closed: a SQLite load into an empty file takes its rollback-journal path only
+  // when no other connection has the file open (src/seed/sqliteLoadJournal.ts).
+  let toSeed: { accounts: number } | undefined;
   const db = openDatabase(url);
   try {
     await migrateToLatest(db.kysely, db.dialect);
@@ -97,23 +100,26 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
         .executeTakeFirst();
       if (existing && !interrupted) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);
       if (interrupted) log(`  continuing an interrupted seed (${Number(interrupted.payments_done).toLocaleString('en')} payments in)`);
-      const started = performance.now();
-      // Nothing else writes to a dataset being built: large batches on SQLite too (its default keeps them short for live writers).
-      const args = ['--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
-      await cliShowingProgress(url, 'seed', ...args);
-      log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-      // Fresh statistics and a visibility map, as a running database would have (index-only scans need it).
-      if (dialect === 'postgres') {
-        const admin = new pg.Client({ connectionString: url });
-        await admin.connect();
-        await admin.query('vacuum analyze');
-        await admin.end();
-      }
+      toSeed = { accounts };
     } else {
       log(`  reusing ${payments.toLocaleString('en')} payments on ${dialect}`);
     }
   } finally {
     await db.close();
+  }
+  if (toSeed) {
+    const started = performance.now();
+    // Nothing else writes to a dataset being built: large batches on SQLite too (its default keeps them short for live writers).
+    const args = ['--tenant', BENCH_TENANT, '--accounts', String(toSeed.accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
+    await cliShowingProgress(url, 'seed', ...args);
+    log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    // Fresh statistics and a visibility map, as a running database would have (index-only scans need it).
+    if (dialect === 'postgres') {
+      const admin = new pg.Client({ connectionString: url });
+      await admin.connect();
+      await admin.query('vacuum analyze');
+      await admin.end();
+    }
   }
   const key = (await cli(url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
   return { dialect, payments, url, key };
