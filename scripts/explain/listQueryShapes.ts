@@ -140,7 +140,7 @@ export function shapeQueries(
   const query = parsedQuery(shape);
   const scope: ListScope = { tenantId, ...(shape.perAccount ? { accountId: SOME_ACCOUNT } : {}) };
   const boundary = totalOrder(query.sort).map((k) => SAMPLE_VALUES[k.column]);
-  const total = listTotalSelect(db, shape.table, scope, query);
+  const total = listTotalSelect(db, dialect, shape.table, scope, query);
   const walked = withRangesWritten(query, 'unindexed');
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [{ label: `total (${total.from})`, query: total.select }];
   // A metadata search's total counted along the list without it, each row probed, and from the entries of its second key (metadataPlanStatement.ts).

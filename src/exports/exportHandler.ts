@@ -135,7 +135,7 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
           // The total as the list takes it: from the counts every write keeps in its transaction when
           // the filters are a counted slice, or a bucketed slice and a range (read in the snapshot, so
           // exactly the rows it holds), else row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
-          const total = listTotalSelect(db.kysely, table, scope, query).select;
+          const total = listTotalSelect(db.kysely, db.dialect, table, scope, query).select;
           const [{ n }] = await snapshot.all<{ n: number | string }>(total.compile());
           return { snapshot, n, kysely: db.kysely };
         } catch (error) {

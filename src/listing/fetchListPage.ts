@@ -234,8 +234,8 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
   return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
 }
 
-/** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best. */
-function totalSelect(db: Kysely<Database>, list: ListRequest, dialect: Dialect = 'sqlite') {
+/** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best (metadataPlanStatement.ts). */
+function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) {
   if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
   if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
   if (searchesMetadata(list.query)) {
@@ -246,9 +246,9 @@ function totalSelect(db: Kysely<Database>, list: ListRequest, dialect: Dialect =
 }
 
 /** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
-export function listTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
+export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
   const list = listRequest(table, scope, query);
-  return { select: totalSelect(db, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
+  return { select: totalSelect(db, dialect, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
@@ -295,7 +295,7 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
 function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
   const { table, scope, query, ranged } = list;
   const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
-  const descent = bucketDescent(search, totalSelect(db, list), paging.offset, dialect, before);
+  const descent = bucketDescent(search, totalSelect(db, dialect, list), paging.offset, dialect, before);
   const skipQuery = ranged ? withoutRanges(query) : query;
   // SQLite: the range's bound on the page's starting side steers no index (rangePlans.ts).
   const rowsQuery = ranged && dialect === 'sqlite' ? withStartSideUnindexed(query, search.direction) : query;
@@ -326,7 +326,7 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
-  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, list, dialect).as('total')));
+  if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, dialect, list).as('total')));
   if (list.choose && list.ranged) {
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
     return { compile: () => chosen.compile(db) };
@@ -340,10 +340,10 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
   if (list.skipInIndex) {
     const { ctes, rows } = pageFromRowSelect(db, list.table, list.scope, list.query, undefined, sql<number>`${paging.offset}`, paging.perPage);
     const statement = sql`${sql.raw(prepared)}with ${withClause(ctes)}
-    select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${rows()}) as p on true`;
+    select t.n as total, p.resource from (${totalSelect(db, dialect, list)}) as t left join lateral (${rows()}) as p on true`;
     return { compile: () => statement.compile(db) };
   }
-  const statement = sql`${sql.raw(prepared)}select t.n as total, p.resource from (${totalSelect(db, list)}) as t left join lateral (${page}) as p on true`;
+  const statement = sql`${sql.raw(prepared)}select t.n as total, p.resource from (${totalSelect(db, dialect, list)}) as t left join lateral (${page}) as p on true`;
   return { compile: () => statement.compile(db) };
 }
 
@@ -671,14 +671,14 @@ export async function writeListPage(
   const planned = list.choose || list.chooseMetadata ? plannedList(dialect, whole) : list;
   const page = await transaction.execute(async (trx) => {
     if (!searchesMetadata(planned.query))
-      return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, planned, dialect).executeTakeFirstOrThrow()).n), paging);
+      return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, dialect, planned).executeTakeFirstOrThrow()).n), paging);
     // A metadata search: its counts first, which choose how its total is counted and how its page is found.
     // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
     if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
     // The skip is at most the offset (it is counted from the nearer end once the total is known).
     const counts = await metadataCounts(trx, planned, { skip: offset, perPage: paging.perPage });
     const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
-    const total = Number((await totalSelect(trx, counted, dialect).executeTakeFirstOrThrow()).n);
+    const total = Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
     return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
