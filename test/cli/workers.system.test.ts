@@ -81,7 +81,9 @@ describe('WORKERS=2', () => {
     expect(hung.length, `${hung.length} of ${outcomes.length} requests hung`).toBe(0);
     // The rest were answered, or reset by the dying worker (a client retries those): never left open.
     expect(outcomes.filter((o) => o.status !== 200 && !['ECONNRESET', 'ECONNREFUSED'].includes(o.error ?? '')).map((o) => o.error ?? o.status)).toEqual([]);
-    expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(100);
+    // Answers did go through between the kills: a count, not a rate (a loaded machine answers
+    // ~70 in this window where a quiet one answers hundreds).
+    expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(20);
     expect(await server.stop()).toBe(0);
   }, 60_000);
 });

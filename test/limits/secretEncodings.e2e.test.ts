@@ -43,7 +43,9 @@ describe('no spelling of a card number or a key reaches a log line or an error a
   const send = async (what: string, lines: string[], body = '') => {
     const head = [...lines, 'host: 127.0.0.1', `authorization: Bearer ${key}`, 'connection: close'];
     if (body) head.push(`content-length: ${Buffer.byteLength(body)}`);
-    const response = await sendRaw(port, `${head.join('\r\n')}\r\n\r\n${body}`);
+    // Every one of these closes its connection once answered, so a long idle wait costs nothing
+    // but a slow answer on a loaded machine (a search on reference, say) is still waited for.
+    const response = await sendRaw(port, `${head.join('\r\n')}\r\n\r\n${body}`, 15_000);
     answers.push({ what, response });
     return response;
   };
