@@ -248,7 +248,11 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
 /** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
 export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
   const list = listRequest(table, scope, query);
-  return { select: totalSelect(db, dialect, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
+  const counted = searchesMetadata(query) && totalIsEntryCount(scope, query);
+  return {
+    select: totalSelect(db, dialect, list),
+    from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : counted ? 'metadata_value_counts' : 'count',
+  };
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */

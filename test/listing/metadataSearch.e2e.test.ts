@@ -245,7 +245,12 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
    * count(*) of the records and the model; then every maintained count of the tenant (its shards
    * summed) against count(*) of its entries.
    */
-  async function checkTotals(tenantId: string, key: string, lists: Record<'accounts' | 'payments', Map<string, Resource>>, totals: Extract<Command, { kind: 'totals' }>) {
+  async function checkTotals(
+    tenantId: string,
+    key: string,
+    lists: Record<'accounts' | 'payments', Map<string, Resource>>,
+    totals: Extract<Command, { kind: 'totals' }>,
+  ) {
     const kysely = t.database.db.kysely;
     const app = apps.get(totals.way) as FastifyInstance;
     const query = `filter[metadata][${encodeURIComponent(totals.key)}]=${totals.values.map(encodeURIComponent).join(',')}&per_page=1`;
@@ -254,7 +259,9 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
       expect(response.statusCode, response.body).toBe(200);
       const entries = list === 'accounts' ? 'account_metadata' : 'payment_metadata';
       const counted = await sql<{ n: number }>`select count(*) as n from ${sql.table(list)} where tenant_id = ${tenantId} and id in
-        (select record_id from ${sql.table(entries)} where tenant_id = ${tenantId} and key = ${totals.key} and value in (${sql.join(totals.values)}))`.execute(kysely);
+        (select record_id from ${sql.table(entries)} where tenant_id = ${tenantId} and key = ${totals.key} and value in (${sql.join(totals.values)}))`.execute(
+        kysely,
+      );
       const modelled = [...lists[list].values()].filter((r) => Object.hasOwn(r.metadata, totals.key) && totals.values.includes(r.metadata[totals.key])).length;
       expect(response.json().meta.total, `${list}?${query}`).toBe(Number(counted.rows[0].n));
       expect(response.json().meta.total, `${list}?${query}`).toBe(modelled);
