@@ -38,7 +38,7 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
   );
   await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
   // Counted rows last: value counts after every other count (adjustValueCounts says why).
-  await adjustValueCounts(trx, write.dialect, tenantId, 'accounts', entries, shard);
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
   return row;
 }
 
@@ -85,7 +85,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
       shard,
     );
   await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
-  await adjustValueCounts(trx, write.dialect, tenantId, 'accounts', entries, shard);
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
   return updated;
 }
 
@@ -104,7 +104,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
     shard,
   );
   await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
-  await adjustValueCounts(trx, write.dialect, tenantId, 'accounts', entries, shard);
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
 }
 
 export { conflict };

@@ -1,5 +1,6 @@
 import { sql, type Transaction } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
+import type { Write } from '../db/writeTransaction.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
 
 /**
@@ -41,17 +42,11 @@ export function valueCountRows(tenantId: string, list: MetadataList, deltas: Val
  * concurrent writers mostly hold other shards' rows. PostgreSQL: the rows as one array per column
  * (one statement text for any number of rows, prepared once).
  */
-export async function adjustValueCounts(
-  trx: Transaction<Database>,
-  dialect: Dialect,
-  tenantId: string,
-  list: MetadataList,
-  deltas: ValueCountDelta[],
-  shard: number,
-): Promise<void> {
+export async function adjustValueCounts(write: Write, tenantId: string, list: MetadataList, deltas: ValueCountDelta[]): Promise<void> {
+  const { trx, shard } = write;
   const rows = valueCountRows(tenantId, list, deltas, shard);
   if (rows.length === 0) return;
-  if (dialect === 'postgres') {
+  if (write.dialect === 'postgres') {
     const column = <K extends keyof ValueCountRow>(key: K) => rows.map((r) => r[key]);
     await sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
       select ${tenantId}, ${list}, * from unnest(${column('key')}::text[], ${column('value')}::text[], ${column('shard')}::smallint[], ${column('n')}::bigint[])

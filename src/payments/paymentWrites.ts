@@ -108,7 +108,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   const counts = [...paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })), ...eventCountDeltas(events)];
   await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row));
   // After list_counts and list_buckets, as every writer of value counts (adjustValueCounts).
-  await adjustValueCounts(trx, write.dialect, tenantId, 'payments', entries, write.shard);
+  await adjustValueCounts(write, tenantId, 'payments', entries);
   return row;
 }
 
