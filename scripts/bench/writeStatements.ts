@@ -56,7 +56,7 @@ export async function captureCreate(dialect: 'sqlite' | 'postgres', url: string,
     let paymentId = '';
     await runIdempotent(db, { tenantId, key, hash: 'capture' }, async (write) => {
       const row = await insertPayment(write, tenantId, {
-        input: { account_id: account.id, amount: 1234, currency: account.currency, capture: true, card: { number: card.digits, exp_month: 12, exp_year: 2031, cvc: '123' } },
+        input: { account_id: account.id, amount: 1234, currency: account.currency, capture: true, card: { number: card.digits, exp_month: 12, exp_year: 2031, cvc: '123' }, metadata: { channel: 'web' } },
         card,
         fingerprint: cardFingerprint('bench', card.digits),
         outcome: { approved: true },

@@ -4,7 +4,7 @@
  *
  * Per database, on a fresh database of its own (a temp SQLite file, a new schema on
  * BENCH_DATABASE_URL's PostgreSQL) with one tenant of 96 accounts, the real server (`cli serve`)
- * takes `POST /v3/payments` (card 4242…, capture, a fresh Idempotency-Key each) from
+ * takes `POST /v3/payments` (card 4242…, capture, metadata `channel=web`, a fresh Idempotency-Key each) from
  * `connections` writers at once through autocannon, spread over the accounts and all on one
  * account. In the same rounds, alternating:
  *
@@ -249,6 +249,8 @@ async function hammerCreates(origin: string, target: Target, mode: 'spread' | 'o
                   currency: account.currency,
                   capture: true,
                   card: { number: '4242424242424242', exp_month: 12, exp_year: 2031, cvc: '123' },
+                  // Every create carries the same metadata value: its entry, and the value's count row every writer adds to.
+                  metadata: { channel: 'web' },
                 }),
               };
             },

@@ -18,7 +18,7 @@ import { parseListQuery, type RawListQuery } from '../../src/listquery/parseList
 import { totalOrder } from '../../src/listing/keyset.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
 import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
-import { metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
+import { metadataShareSelect, metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
 
 /**
@@ -145,6 +145,8 @@ export function shapeQueries(
   const out: Array<{ label: string; strategy?: string; query: Compilable }> = [{ label: `total (${total.from})`, query: total.select }];
   // A metadata search's total counted along the list without it, each row probed, and from the entries of its second key (metadataPlanStatement.ts).
   if (shape.probes) {
+    // What its plans are chosen from: the searched values' maintained counts (metadata_value_counts) and list_counts.
+    out.push({ label: 'plan counts (metadata_value_counts, list_counts)', query: metadataShareSelect(db, shape.table, scope, query) });
     out.push({ label: 'total (the list without the search, each row probed)', query: metadataTotalSelect(db, dialect, shape.table, scope, query, 'probe') });
     const keys = query.conditions.filter((c) => c.match === 'metadata').length;
     if (keys > 1) out.push({ label: 'total (from the second key’s entries)', query: metadataTotalSelect(db, dialect, shape.table, scope, query, { lead: 1 }) });

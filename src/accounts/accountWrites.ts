@@ -6,6 +6,7 @@ import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/li
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../listing/metadataEntries.ts';
+import { adjustValueCounts } from '../counts/metadataValueCounts.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
@@ -28,7 +29,7 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  await insertMetadataEntries(trx, 'accounts', tenantId, row.id, input.metadata ?? {});
+  const entries = await insertMetadataEntries(trx, 'accounts', tenantId, row.id, input.metadata ?? {});
   await adjustCounts(
     trx,
     tenantId,
@@ -36,6 +37,8 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     shard,
   );
   await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
+  // Counted rows last: value counts after every other count (adjustValueCounts says why).
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
   return row;
 }
 
@@ -73,7 +76,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  if (input.metadata !== undefined) await replaceMetadataEntries(trx, 'accounts', tenantId, id, input.metadata);
+  const entries = input.metadata !== undefined ? await replaceMetadataEntries(trx, 'accounts', tenantId, id, input.metadata) : [];
   if (input.status !== undefined)
     await adjustCounts(
       trx,
@@ -82,6 +85,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
       shard,
     );
   await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
   return updated;
 }
 
@@ -92,7 +96,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  await deleteMetadataEntries(trx, 'accounts', tenantId, id);
+  const entries = await deleteMetadataEntries(trx, 'accounts', tenantId, id);
   await adjustCounts(
     trx,
     tenantId,
@@ -100,6 +104,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
     shard,
   );
   await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
+  await adjustValueCounts(write, tenantId, 'accounts', entries);
 }
 
 export { conflict };

@@ -2,6 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { Database, Dialect, ListCountTable } from '../db/schema.ts';
 import { rebuildBuckets } from './listBuckets.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
+import { rebuildValueCounts } from './metadataValueCounts.ts';
 import { COUNTED_SLICES, DIMENSION_COLUMN, DIMENSIONS, sliceKeyOf, type CountedList, type Dimension, type SliceKey } from './countedSlices.ts';
 
 export type { CountedList } from './countedSlices.ts';
@@ -85,9 +86,10 @@ export async function adjustCounts(trx: Transaction<Database>, tenantId: string,
     .execute();
 }
 
-/** Rebuilds a tenant's counts and buckets from its rows (after bulk loads), inside the caller's transaction. */
+/** Rebuilds a tenant's counts, buckets and metadata value counts from its rows (after bulk loads), inside the caller's transaction. */
 export async function recountTenant(trx: Transaction<Database>, dialect: Dialect, tenantId: string): Promise<void> {
   await rebuildBuckets(trx, dialect, tenantId);
+  await rebuildValueCounts(trx, tenantId);
   await trx.deleteFrom('list_counts').where('tenant_id', '=', tenantId).execute();
   for (const list of ['payments', 'accounts', 'events'] as const) {
     for (const dims of COUNTED_SLICES[list]) {

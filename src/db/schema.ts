@@ -193,6 +193,16 @@ export interface MetadataEntryTable {
   record_id: string;
 }
 
+/** How many of a tenant's records of a list hold a metadata key's value, one shard's share (migration 0020). */
+export interface MetadataValueCountTable {
+  tenant_id: string;
+  list: 'accounts' | 'payments';
+  key: string;
+  value: string;
+  shard: number;
+  n: number;
+}
+
 /** How far the primary's WAL had reached after a tenant's last acknowledged write (bytes from 0/0). */
 export interface TenantWritePositionTable {
   tenant_id: string;
@@ -215,6 +225,7 @@ export interface Database {
   account_metadata: MetadataEntryTable;
   payment_metadata: MetadataEntryTable;
   tenant_write_positions: TenantWritePositionTable;
+  metadata_value_counts: MetadataValueCountTable;
 }
 
 export type Dialect = 'sqlite' | 'postgres';

@@ -159,8 +159,8 @@ function statementList(dialect: Dialect, list: ListRequest, tuning: ListTuning):
 }
 
 /** A metadata search's counts (metadataShareSelect), read before its statements: what its plans are chosen from. */
-async function metadataCounts(db: Kysely<Database>, list: ListRequest, page?: { skip: number; perPage: number }) {
-  const counts = await metadataShareSelect(db, list.table, list.scope, list.query, page).executeTakeFirstOrThrow();
+async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
+  const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
   return { entries: Number(counts.entries), lead: Number(counts.lead), size: Number(counts.size), slice: counts.slice === null ? null : Number(counts.slice) };
 }
 
@@ -248,7 +248,11 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
 /** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
 export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
   const list = listRequest(table, scope, query);
-  return { select: totalSelect(db, dialect, list), from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : 'count' };
+  const counted = searchesMetadata(query) && totalIsEntryCount(scope, query);
+  return {
+    select: totalSelect(db, dialect, list),
+    from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : counted ? 'metadata_value_counts' : 'count',
+  };
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */
@@ -640,7 +644,7 @@ export async function writeListPage(
   if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
   if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query)) {
-    const counts = await metadataCounts(db, list, { skip: offset, perPage: paging.perPage });
+    const counts = await metadataCounts(db, list);
     list.countBy = metadataCountOf(list.scope, list.query, counts);
     list.probe = probesEntries(tuning, counts, offset, paging.perPage);
     list.lead = counts.lead;
@@ -676,9 +680,10 @@ export async function writeListPage(
     // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
     if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
     // The skip is at most the offset (it is counted from the nearer end once the total is known).
-    const counts = await metadataCounts(trx, planned, { skip: offset, perPage: paging.perPage });
+    const counts = await metadataCounts(trx, planned);
     const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
-    const total = Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
+    // A search of one key alone: its total is the counts' sum just read (same snapshot), no second statement.
+    const total = counted.countBy === 'entries' ? counts.entries : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
     return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);

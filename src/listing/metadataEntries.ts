@@ -1,15 +1,16 @@
 import type { Transaction } from 'kysely';
 import type { Database, MetadataEntryTable } from '../db/schema.ts';
+import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '../counts/metadataValueCounts.ts';
 
 /**
  * Where metadata search finds records (migration 0016): each list with metadata keeps every
  * key/value pair of each record's metadata as one row of its entry table. Every write that sets a
  * record's metadata writes its rows in the same transaction, so a list read in one snapshot sees
- * the records and their entries agree.
+ * the records and their entries agree. Each function returns the entries it added (+1) and
+ * removed (−1): the write adds them to metadata_value_counts (adjustValueCounts) as its last
+ * statement, in the same transaction.
  */
-export const METADATA_ENTRY_TABLE = { accounts: 'account_metadata', payments: 'payment_metadata' } as const;
-
-export type MetadataList = keyof typeof METADATA_ENTRY_TABLE;
+export { METADATA_ENTRY_TABLE, type MetadataList };
 
 /** A record's metadata as its entry rows. */
 export function metadataEntryRows(tenantId: string, recordId: string, metadata: Record<string, string>): MetadataEntryTable[] {
@@ -23,9 +24,10 @@ export async function insertMetadataEntries(
   tenantId: string,
   recordId: string,
   metadata: Record<string, string>,
-): Promise<void> {
+): Promise<ValueCountDelta[]> {
   const rows = metadataEntryRows(tenantId, recordId, metadata);
   if (rows.length > 0) await trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows).execute();
+  return rows.map((r) => ({ key: r.key, value: r.value, delta: 1 }));
 }
 
 /** A record's entries after its metadata was replaced (PATCH replaces the whole object). */
@@ -35,12 +37,18 @@ export async function replaceMetadataEntries(
   tenantId: string,
   recordId: string,
   metadata: Record<string, string>,
-): Promise<void> {
-  await deleteMetadataEntries(trx, list, tenantId, recordId);
-  await insertMetadataEntries(trx, list, tenantId, recordId, metadata);
+): Promise<ValueCountDelta[]> {
+  const removed = await deleteMetadataEntries(trx, list, tenantId, recordId);
+  return [...removed, ...(await insertMetadataEntries(trx, list, tenantId, recordId, metadata))];
 }
 
-/** A deleted record's entries. */
-export async function deleteMetadataEntries(trx: Transaction<Database>, list: MetadataList, tenantId: string, recordId: string): Promise<void> {
-  await trx.deleteFrom(METADATA_ENTRY_TABLE[list]).where('record_id', '=', recordId).where('tenant_id', '=', tenantId).execute();
+/** A deleted record's entries (those removed, as the table held them). */
+export async function deleteMetadataEntries(trx: Transaction<Database>, list: MetadataList, tenantId: string, recordId: string): Promise<ValueCountDelta[]> {
+  const removed = await trx
+    .deleteFrom(METADATA_ENTRY_TABLE[list])
+    .where('record_id', '=', recordId)
+    .where('tenant_id', '=', tenantId)
+    .returning(['key', 'value'])
+    .execute();
+  return removed.map((r) => ({ key: r.key, value: r.value, delta: -1 }));
 }

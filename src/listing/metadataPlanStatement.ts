@@ -7,6 +7,7 @@ import { totalOrder } from './keyset.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import { countedSlice, type ListSlice } from './listSlice.ts';
 import { DRIVEN_ENTRY_IN_ROWS, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
+import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 
@@ -14,14 +15,15 @@ function valuesSql(c: MetadataCondition) {
   return c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;
 }
 
+/** Which list an entry table is the metadata of. */
+const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, MetadataList>;
+
 /**
- * The number of the tenant's entries of one searched key with any of its values: an index-only
- * count over the entry table's primary key; with `cap`, counted up to that many at most.
+ * The number of the tenant's entries of one searched key with any of its values: the sum of
+ * their maintained counts (migration 0020), a few rows read however many records hold them.
  */
-function entryCountSql(tenantId: string, c: MetadataCondition, cap?: Expression<number>) {
-  const entries = sql`from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${valuesSql(c)}`;
-  if (!cap) return sql<number>`(select count(*) ${entries})`;
-  return sql<number>`(select count(*) from (select 1 ${entries} limit ${cap}) as e)`;
+function entryCountSql(tenantId: string, c: MetadataCondition) {
+  return valueCountSql(tenantId, LIST_OF_ENTRIES[c.column], c.key, c.values);
 }
 
 /**
@@ -57,27 +59,17 @@ function leastCase(values: Expression<number>[], pick: (i: number) => Expression
  * in the list; `slice`, the records of the list without its search when list_counts has them
  * (otherFiltersSlice), else null.
  *
- * When the entry count is not the list's total, each key's entries are counted only up to where
- * no choice would change (`page`: a page `skip` rows in, the most it can be from the nearer end):
- * the count at which probeIsCheaper holds for the page (once a key has that many, the page walks
- * whatever the others have), and past the slice's size (the total is then counted along the
- * slice). A common key's entries are then not all counted (the 66,482 of `channel=web` beside a
- * rarer key: ~25 ms on PostgreSQL at 1M). Without `page`, every count is exact.
+ * Every count is a sum of maintained value counts (entryCountSql), exact and a few rows read,
+ * for a common value as for a rare one (counting the entries, up to where no choice changed,
+ * cost ~25 ms on PostgreSQL at 1M for the 66,482 of `channel=web` beside a rarer key).
  */
-export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, page?: { skip: number; perPage: number }) {
+export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
   const keys = searched(query);
   const whole = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
   const slice = otherFiltersSlice(table, scope, query);
   const size = sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`;
   const sliceSize = slice ? sql<number | null>`(${countedTotalSelect(db, scope.tenantId, table, slice)})` : sql<number | null>`cast(null as bigint)`;
-  let cap: Expression<number> | undefined;
-  if (page && !totalIsEntryCount(scope, query)) {
-    // The least `entries` for which (skip + per_page) × size ≤ DRIVEN_ENTRY_IN_ROWS × entries², or past the slice.
-    const walks = sql<number>`cast(ceil(sqrt((cast(${page.skip} as bigint) + cast(${page.perPage} as bigint)) * ${size} / ${sql.lit(DRIVEN_ENTRY_IN_ROWS)}.0)) as bigint)`;
-    const pastSlice = sql<number>`coalesce(${sliceSize}, 0) + 1`;
-    cap = sql<number>`(select case when ${walks} >= ${pastSlice} then ${walks} else ${pastSlice} end)`;
-  }
-  const counts = sql.join(keys.map((c, i) => sql`${entryCountSql(scope.tenantId, c, cap)} as ${sql.raw(`e${i}`)}`));
+  const counts = sql.join(keys.map((c, i) => sql`${entryCountSql(scope.tenantId, c)} as ${sql.raw(`e${i}`)}`));
   const each = keys.map((_, i) => sql.ref<number>(`k.e${i}`));
   return db
     .selectFrom(sql`(select ${counts})`.as('k'))
@@ -192,7 +184,7 @@ export function metadataPlanPageStatement(
   const n = totalIsEntryCount(scope, query)
     ? sql.ref('c.entries')
     : sql`(case when c.slice is not null and c.slice <= c.entries then ${countedSql(db, 'postgres', table, scope, query, 'probe')} ${sql.join(drivenCounts, sql` `)} end)`;
-  const counts = metadataShareSelect(db, table, scope, query, { skip: paging.offset, perPage: paging.perPage });
+  const counts = metadataShareSelect(db, table, scope, query);
   return sql`${sql.raw(prepared ? PREPARED : '')}with c as materialized (${counts})
     select t.n as total, p.resource from (select c.entries, c.lead, c.size, ${n} as n from c) as t
     left join lateral (select u.resource from ((${walk}) union all ${sql.join(drives, sql` union all `)}) as u order by ${byOrder('u')}) as p on true`;

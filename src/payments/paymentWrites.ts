@@ -14,6 +14,7 @@ import { writeCountedRows } from '../counts/countedRows.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
 import { insertMetadataEntries } from '../listing/metadataEntries.ts';
+import { adjustValueCounts } from '../counts/metadataValueCounts.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -99,13 +100,15 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   });
   await insertIntoPayableAccount(write, tenantId, row);
   // A payment's metadata is set once, here: no later write changes it (migration 0016).
-  await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
+  const entries = await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
   await insertEvents(write, tenantId, events);
   const counts = [...paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })), ...eventCountDeltas(events)];
   await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row));
+  // After list_counts and list_buckets, as every writer of value counts (adjustValueCounts).
+  await adjustValueCounts(write, tenantId, 'payments', entries);
   return row;
 }
 

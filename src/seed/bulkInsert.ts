@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts';
 import type { AccountTable, Database, MetadataEntryTable } from '../db/schema.ts';
 import { METADATA_ENTRY_TABLE, metadataEntryRows } from '../listing/metadataEntries.ts';
 import type { CountRow } from '../counts/listCounts.ts';
+import { ValueCountTally, type ValueCountRow } from '../counts/metadataValueCounts.ts';
 import type { BucketRow } from '../counts/listBuckets.ts';
 import type { SeedPayment } from './seedRows.ts';
 
@@ -120,7 +121,8 @@ export interface RowSink {
    * `newBuckets`: the caller made sure the tenant has no list_buckets rows and none can appear
    * before it commits (a load in one transaction, payments locked): PostgreSQL then COPYs them
    * rather than upserting (a quarter of the backend's CPU; a conflict would fail the load, not
-   * miscount).
+   * miscount). Then the metadata value counts of the entries the sink wrote since the last
+   * adjust (tallied on the way: ValueCountTally), in the shard of `counts`.
    */
   adjust(counts: CountRow[], buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
 }
@@ -162,8 +164,11 @@ function sqliteInserter(db: Db): BulkInserter {
   const payments = insert('payments', PAYMENT_COLUMNS);
   const accountEntries = insert(METADATA_ENTRY_TABLE.accounts, ENTRY_COLUMNS);
   const paymentEntries = insert(METADATA_ENTRY_TABLE.payments, ENTRY_COLUMNS);
-  const addEntries = (statement: typeof accounts, entries: MetadataEntryTable[]) => {
+  const values = new ValueCountTally();
+  const addEntries = (list: keyof typeof METADATA_ENTRY_TABLE, entries: MetadataEntryTable[]) => {
+    const statement = list === 'accounts' ? accountEntries : paymentEntries;
     for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS));
+    values.add(list, entries);
   };
   const addCount = database.prepare(
     `insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?)
@@ -173,26 +178,35 @@ function sqliteInserter(db: Db): BulkInserter {
     `insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
      on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`,
   );
+  const addValueCount = database.prepare(
+    `insert into metadata_value_counts (tenant_id, list, key, value, shard, n) values (?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`,
+  );
   const sink: RowSink = {
     async accounts(rows) {
       const entries: MetadataEntryTable[] = [];
       for (const row of gatheringEntries(rows, entries)) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
-      addEntries(accountEntries, entries);
+      addEntries('accounts', entries);
     },
     async payments(rows) {
       const entries: MetadataEntryTable[] = [];
       for (const row of gatheringEntries(rows, entries)) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
-      addEntries(paymentEntries, entries);
+      addEntries('payments', entries);
     },
     async adjust(counts, buckets) {
       for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.currency, r.card_brand, r.shard, r.n);
       for (const r of buckets)
         addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.currency, r.card_brand, r.bucket, r.shard, r.n);
+      for (const r of values.take(counts[0]?.shard ?? 0)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.shard, r.n);
     },
   };
   return {
     lanes: 1,
-    batch: (work) => db.kysely.transaction().execute((trx) => work(trx, sink)),
+    batch: (work) => {
+      // Nothing carried over from a batch that rolled back.
+      values.take(0);
+      return db.kysely.transaction().execute((trx) => work(trx, sink));
+    },
     async close() {
       database.exec(`pragma cache_size = ${cacheBefore}`);
       database.exec(`pragma threads = ${threadsBefore}`);
@@ -254,6 +268,15 @@ async function upsertCounts(
   }
 }
 
+/** PostgreSQL: metadata value count rows as one upsert of arrays (a seed's are few: one per key and value). */
+async function upsertValueCounts(trx: Transaction<Database>, rows: ValueCountRow[]): Promise<void> {
+  if (rows.length === 0) return;
+  await sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
+    select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'key')}::text[],
+      ${column(rows, 'value')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+    on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`.execute(trx);
+}
+
 /** One pooled client, with a Kysely of its own over it, so a batch's COPY and its statements are one transaction. */
 async function postgresLane(pool: pg.Pool) {
   const client = await pool.connect();
@@ -277,16 +300,22 @@ async function postgresLane(pool: pg.Pool) {
     const entries: MetadataEntryTable[] = [];
     await copy(list, gatheringEntries(rows, entries), columns);
     if (entries.length > 0) await copy(METADATA_ENTRY_TABLE[list], entries, ENTRY_COLUMNS);
+    values.add(list, entries);
   };
+  /** The current batch's (one batch at a time on a lane). */
+  let values = new ValueCountTally();
   return {
     async batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T> {
+      values = new ValueCountTally();
       try {
         return await kysely.transaction().execute((trx) =>
           work(trx, {
             accounts: (rows) => copyWithEntries('accounts', rows, ACCOUNT_COLUMNS),
             payments: (rows) => copyWithEntries('payments', rows, PAYMENT_COLUMNS),
-            adjust: (counts, buckets, newBuckets) =>
-              upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined),
+            adjust: async (counts, buckets, newBuckets) => {
+              await upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined);
+              await upsertValueCounts(trx, values.take(counts[0]?.shard ?? 0));
+            },
           }),
         );
       } catch (error) {

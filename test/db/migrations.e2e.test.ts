@@ -123,12 +123,16 @@ describe('migrations', () => {
         '0017_tenant_write_positions',
         '0018_counted_dimensions',
         '0019_amount_in_created_indexes',
+        '0020_metadata_value_counts',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
         db.kysely.selectFrom(table).select(['tenant_id', 'key', 'value', 'record_id']).execute();
       expect(await entries('account_metadata')).toEqual([{ tenant_id: 'ten_1', key: 'a', value: 'b', record_id: 'acc_1' }]);
       expect(await entries('payment_metadata')).toEqual([]);
+      // 0020 counted them per value.
+      const values = await db.kysely.selectFrom('metadata_value_counts').select(['tenant_id', 'list', 'key', 'value', 'shard', 'n']).execute();
+      expect(values.map((v) => ({ ...v, n: Number(v.n) }))).toEqual([{ tenant_id: 'ten_1', list: 'accounts', key: 'a', value: 'b', shard: 0, n: 1 }]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       // 0011 spliced the new field into the stored text exactly where the renderer writes it.

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { card, CARDS } from '../support/cards.ts';
 import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
@@ -15,6 +16,11 @@ import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
  * list's index, the drive from the entries), first pages and deep ones. One value (`x`) is common
  * and the others rare, so the counts choose both plans; the test checks it reached each. Each run
  * is a new tenant, so earlier tenants' entries of the same keys and values are in the tables too.
+ *
+ * A search of one key alone takes its total from the maintained value counts (migration 0020),
+ * kept by every write of the entries: `totals` reads such a total on both lists from one of the
+ * instances and holds it to plain count(*) over the records and to the model, and holds every
+ * maintained count of the tenant to count(*) of its entries, grouped.
  */
 
 const DEEP_WAY = { plainOffsetUpTo: 0, skipHop: 3 };
@@ -75,6 +81,15 @@ const commandArb = fc.oneof(
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: paymentArb },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('totals' as const),
+      key: fc.constantFrom(...KEYS),
+      values: fc.uniqueArray(fc.constantFrom(...VALUES, 'nope'), { minLength: 1, maxLength: 3 }),
+      way: fc.constantFrom(...(Object.keys(WAYS) as Way[])),
+    }),
+  },
   {
     weight: 6,
     arbitrary: fc.record({
@@ -225,8 +240,44 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     expect(body.data, where).toEqual(expected.slice((page - 1) * read.perPage, page * read.perPage));
   }
 
+  /**
+   * The total of one key's search alone (from the value counts) on both lists, against plain
+   * count(*) of the records and the model; then every maintained count of the tenant (its shards
+   * summed) against count(*) of its entries.
+   */
+  async function checkTotals(
+    tenantId: string,
+    key: string,
+    lists: Record<'accounts' | 'payments', Map<string, Resource>>,
+    totals: Extract<Command, { kind: 'totals' }>,
+  ) {
+    const kysely = t.database.db.kysely;
+    const app = apps.get(totals.way) as FastifyInstance;
+    const query = `filter[metadata][${encodeURIComponent(totals.key)}]=${totals.values.map(encodeURIComponent).join(',')}&per_page=1`;
+    for (const list of ['accounts', 'payments'] as const) {
+      const response = await call(app, 'GET', `/v3/${list}?${query}`, key);
+      expect(response.statusCode, response.body).toBe(200);
+      const entries = list === 'accounts' ? 'account_metadata' : 'payment_metadata';
+      const counted = await sql<{ n: number }>`select count(*) as n from ${sql.table(list)} where tenant_id = ${tenantId} and id in
+        (select record_id from ${sql.table(entries)} where tenant_id = ${tenantId} and key = ${totals.key} and value in (${sql.join(totals.values)}))`.execute(
+        kysely,
+      );
+      const modelled = [...lists[list].values()].filter((r) => Object.hasOwn(r.metadata, totals.key) && totals.values.includes(r.metadata[totals.key])).length;
+      expect(response.json().meta.total, `${list}?${query}`).toBe(Number(counted.rows[0].n));
+      expect(response.json().meta.total, `${list}?${query}`).toBe(modelled);
+    }
+    const kept = await sql<{ list: string; key: string; value: string; n: number }>`select list, key, value, sum(n) as n from metadata_value_counts
+      where tenant_id = ${tenantId} group by list, key, value having sum(n) <> 0 order by list, key, value`.execute(kysely);
+    const counted = await sql<{ list: string; key: string; value: string; n: number }>`select list, key, value, count(*) as n from (
+        select 'accounts' as list, key, value from account_metadata where tenant_id = ${tenantId}
+        union all select 'payments' as list, key, value from payment_metadata where tenant_id = ${tenantId}) as e
+      group by list, key, value order by list, key, value`.execute(kysely);
+    const plain = (rows: Array<{ list: string; key: string; value: string; n: number }>) => rows.map((r) => ({ ...r, n: Number(r.n) }));
+    expect(plain(kept.rows)).toEqual(plain(counted.rows));
+  }
+
   async function runCommands(commands: Command[]) {
-    const { key } = await t.tenant(`metadata-search-${runs++}`);
+    const { id: tenantId, key } = await t.tenant(`metadata-search-${runs++}`);
     const accounts = new Map<string, Resource>();
     const payments = new Map<string, Resource>();
     for (const command of commands) {
@@ -278,6 +329,9 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         }
         case 'read':
           await checkRead(key, accounts, payments, command);
+          break;
+        case 'totals':
+          await checkTotals(tenantId, key, { accounts, payments }, command);
           break;
       }
     }

@@ -70,6 +70,29 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     },
   );
 
+  // Migration 0020: a metadata search's plan counts, and the total of one key's search alone, are
+  // sums of maintained value counts: read by their primary key, no entry counted.
+  it.each(LIST_SHAPES.filter((s) => s.probes))(
+    '$request reads its plan counts (and a one-key search its total) from metadata_value_counts, counting no entries',
+    async (shape) => {
+      const queries = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter(
+        (q) => q.label.startsWith('plan counts') || q.label === 'total (metadata_value_counts)',
+      );
+      const oneKeyAlone = parsedQuery(shape).conditions.length === 1 && !shape.perAccount;
+      expect(queries.length).toBe(oneKeyAlone ? 2 : 1);
+      for (const { label, query } of queries) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        expect(plan.indexes, why).toContain('metadata_value_counts_pkey');
+        expect(
+          plan.indexes.filter((i) => i.includes('_metadata')),
+          why,
+        ).toEqual([]);
+        expect(plan.fullScan, why).toBe(false);
+      }
+    },
+  );
+
   // Migration 0019: amount rides in the created_at indexes, so the rows skipped before a deep page
   // of an amount range sorted by created_at are tested in the index alone, no table row read.
   it.each(LIST_SHAPES.filter((s) => s.walks?.endsWith('_created')))(

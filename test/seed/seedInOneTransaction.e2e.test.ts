@@ -99,6 +99,8 @@ describe('seed in one transaction', () => {
     const { kept, rebuilt } = await countsVersusRebuild(db, 'load');
     expect(kept).toEqual(rebuilt);
     expect(kept.buckets.length).toBeGreaterThan(100);
+    // Payments' `channel` values and business accounts' `segment`: the load's tallied value counts, compared above.
+    expect(kept.values.length).toBeGreaterThan(3);
     expect(await paymentIndexes(db)).toEqual(indexes);
 
     await cli(reference, ...args, '--batched');

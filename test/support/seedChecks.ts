@@ -35,7 +35,7 @@ export async function tenantId(db: Db, name: string): Promise<string> {
   return (await db.kysely.selectFrom('tenants').select('id').where('name', '=', name).executeTakeFirstOrThrow()).id;
 }
 
-/** A tenant's maintained counts and bucket counts next to what rebuilding them from its rows gives (the rebuild is rolled back). */
+/** A tenant's maintained counts, bucket counts and metadata value counts next to what rebuilding them from its rows gives (the rebuild is rolled back). */
 export async function countsVersusRebuild(db: Db, tenant: string) {
   const id = await tenantId(db, tenant);
   // Summed over the shards a counter's rows are spread over (PostgreSQL's writes pick one at random).
@@ -48,8 +48,13 @@ export async function countsVersusRebuild(db: Db, tenant: string) {
       await sql<object>`select sort_key, level, account_id, status, currency, card_brand, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
         group by sort_key, level, account_id, status, currency, card_brand, bucket having sum(n) <> 0`.execute(kysely)
     ).rows;
+    // Metadata value counts (migration 0020): the seed tallies them as it writes the entries.
+    const values = (
+      await sql<object>`select list, key, value, sum(n) as n from metadata_value_counts where tenant_id = ${id}
+        group by list, key, value having sum(n) <> 0`.execute(kysely)
+    ).rows;
     const key = (r: object) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, k === 'n' || k === 'bucket' || k === 'level' ? Number(v) : v]));
-    return { counts: counts.map(key).sort(), buckets: buckets.map(key).sort() };
+    return { counts: counts.map(key).sort(), buckets: buckets.map(key).sort(), values: values.map(key).sort() };
   };
   const kept = await read(db.kysely);
   let rebuilt: typeof kept | undefined;

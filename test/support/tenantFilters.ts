@@ -13,6 +13,7 @@ export const TENANT_TABLES = new Set([
   'payment_metadata',
   'list_counts',
   'list_buckets',
+  'metadata_value_counts',
   'idempotency_keys',
   'events',
   'webhook_endpoints',
