@@ -127,9 +127,7 @@ const ROW_COLUMNS = {
 };
 
 /** Whether a counted row (by its columns) lies in a slice narrowed by currency or card brand: one migration 0018 added. */
-// PROTOTYPE (issue 31 item 2's write cost): with TWOD_ROWS set, "before 0018" means "without the two-dimensional rows".
-const isNewSlice = (row: Record<string, unknown>) =>
-  process.env.TWOD_ROWS !== undefined ? row.sort_key === 'created_amount' : row.currency !== '' || row.card_brand !== '';
+const isNewSlice = (row: Record<string, unknown>) => row.currency !== '' || row.card_brand !== '';
 
 /**
  * The statement without the rows of the slices migration 0018 added. PostgreSQL's counted rows
@@ -147,7 +145,7 @@ function withoutNewSlices(query: CompiledQuery, dialect: 'sqlite' | 'postgres'):
     const parameters = [...query.parameters];
     for (const { columns, at } of groups) {
       const column = (name: string) => query.parameters[at[columns.indexOf(name)]] as unknown[];
-      const keep = column('currency').map((_, r) => !isNewSlice(Object.fromEntries(columns.map((c) => [c, column(c)[r]]))));
+      const keep = column('currency').map((_, r) => !isNewSlice({ currency: column('currency')[r], card_brand: column('card_brand')[r] }));
       for (const i of at) parameters[i] = (query.parameters[i] as unknown[]).filter((_, r) => keep[r]);
     }
     return { ...query, parameters };

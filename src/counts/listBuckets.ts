@@ -49,27 +49,6 @@ function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
       }
     }
   }
-  out.push(...twoDimensional(p, delta));
-  return out;
-}
-
-/**
- * PROTOTYPE (write-cost measurement only, issue 31 item 2): counts by (created_at bucket ×
- * amount decade) for the whole list and the payment's currency, on the 16-day, day and hour
- * levels: TWOD_ROWS=0 (none), 2 (hour only), 6 (three levels).
- */
-const TWOD_ROWS = Number(process.env.TWOD_ROWS ?? '6');
-function twoDimensional(p: PaymentPosition, delta: number): BucketDelta[] {
-  if (TWOD_ROWS === 0) return [];
-  const ms = Date.parse(p.created_at);
-  const decade = String(Math.trunc(Math.abs(p.amount))).length;
-  const widths = TWOD_ROWS === 2 ? [3_600_000] : [16 * 86_400_000, 86_400_000, 3_600_000];
-  const out: BucketDelta[] = [];
-  for (const currency of ['', p.currency]) {
-    widths.forEach((w, level) => {
-      out.push({ account_id: '', status: '', currency, card_brand: '', sortKey: 'created_amount' as BucketedColumn, level, bucket: Math.floor(ms / w) * 32 + decade, delta });
-    });
-  }
   return out;
 }
 
