@@ -18,6 +18,7 @@ import { metadataEntriesMigration } from './migrations/0016_metadata_entries.ts'
 import { tenantWritePositionsMigration } from './migrations/0017_tenant_write_positions.ts';
 import { countedDimensionsMigration } from './migrations/0018_counted_dimensions.ts';
 import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_created_indexes.ts';
+import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -47,6 +48,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0017_tenant_write_positions': tenantWritePositionsMigration(dialect),
     '0018_counted_dimensions': countedDimensionsMigration(dialect),
     '0019_amount_in_created_indexes': amountInCreatedIndexesMigration(dialect),
+    '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
   };
 }
 
