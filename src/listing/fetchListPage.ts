@@ -245,7 +245,7 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
 function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
   const { ranged } = list;
   const [first] = query.sort;
-  if (!ranged || ranged.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
+  if (ranged?.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
   const narrowed = narrowedDimensions(ranged.slice);
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
   const classes = amountClassesOfQuery(query);
