@@ -103,7 +103,7 @@ const boundaryAmountArb = fc
   .tuple(fc.constantFrom(1, 5, 12, 99, 123, 999, 1234, 9999), fc.nat(3), fc.constantFrom(0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 /** An amount class's edge (counts/amountClassBuckets.ts: classes are numbers of digits): a power of ten, ±1. */
-const classEdgeArb = fc.tuple(fc.integer({ min: 1, max: 6 }), fc.constantFrom(0, 0, -1, 1)).map(([e, delta]) => 10 ** e + delta);
+const classEdgeArb = fc.tuple(fc.integer({ min: 2, max: 4 }), fc.constantFrom(0, 0, -1, 1)).map(([e, delta]) => 10 ** e + delta);
 const amountArb = fc.oneof(boundaryAmountArb, classEdgeArb, fc.integer({ min: 1, max: 200_000 }));
 
 type AmountPick = { near: 'value'; value: number } | { near: 'payment'; pick: number; delta: number };
@@ -487,7 +487,7 @@ const read = fc
       { weight: 4, arbitrary: paymentQueryArb },
       { weight: 2, arbitrary: countedSliceQueryArb },
       { weight: 2, arbitrary: edgeQueryArb },
-      { weight: 2, arbitrary: amountClassQueryArb },
+      { weight: 3, arbitrary: amountClassQueryArb },
       { weight: 1, arbitrary: accountQueryArb },
     ),
     readInstanceArb,

@@ -298,8 +298,8 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     const partial: Array<Array<[string, Op, number]>> = [[['amount', 'gte', 1001]], [['amount', 'lte', 10_000]], [['amount', 'gt', 1000]]];
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
-        for (const r of whole) await check(f, r, sort, 'buckets');
         for (const r of partial) await check(f, r, sort);
+        for (const r of whole) await check(f, r, sort, 'buckets');
       }
     }
   }, 300_000);
