@@ -106,26 +106,7 @@ export class CreatedRowsTally {
           const levels = bucketLevels(sortKey, slice.kind);
           const level = levels.find((l) => l.level === levelNumber);
           if (!level) continue;
-          const finest = levels[levels.length - 1];
-          const counts = new Map<number, number>();
-          for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
-          for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
-            const n = counts.get(bucket)!;
-            if (n !== 0)
-              yield {
-                tenant_id: tenantId,
-                list: 'payments',
-                sort_key: sortKey,
-                level: levelNumber,
-                account_id: slice.account_id,
-                status: slice.status,
-                currency: slice.currency,
-                card_brand: slice.card_brand,
-                bucket,
-                shard,
-                n,
-              };
-          }
+          yield* levelRows(tenantId, shard, sortKey, level, slice, slice.finest[c], levels[levels.length - 1]);
         }
       }
     }
@@ -140,28 +121,32 @@ export class CreatedRowsTally {
       for (const level of amountClassLevels()) {
         for (const tally of tallies) {
           if (tally.amountClass !== amountClass) continue;
-          const counts = new Map<number, number>();
-          for (const [bucket, n] of tally.finest) add(counts, level.of(CLASS_FINEST.low(bucket)), n);
-          for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
-            const n = counts.get(bucket)!;
-            if (n !== 0)
-              yield {
-                tenant_id: tenantId,
-                list: 'payments',
-                sort_key: amountClassSortKey(amountClass),
-                level: level.level,
-                account_id: '',
-                status: '',
-                currency: tally.currency,
-                card_brand: '',
-                bucket,
-                shard,
-                n,
-              };
-          }
+          yield* levelRows(tenantId, shard, amountClassSortKey(amountClass), level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);
         }
       }
     }
+  }
+}
+
+const NO_SLICE: SliceKey = { account_id: '', status: '', currency: '', card_brand: '' };
+
+/** The list_buckets rows of one sort key, level and slice, from its counts per finest bucket: rolled up (levels nest), zeros dropped, by bucket. */
+function* levelRows(
+  tenantId: string,
+  shard: number,
+  sortKey: string,
+  level: BucketLevel,
+  slice: SliceKey,
+  finestCounts: Map<number, number>,
+  finest: BucketLevel,
+): Generator<BucketRow> {
+  const counts = new Map<number, number>();
+  for (const [bucket, n] of finestCounts) add(counts, level.of(finest.low(bucket)), n);
+  for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
+    const n = counts.get(bucket)!;
+    const { account_id, status, currency, card_brand } = slice;
+    if (n !== 0)
+      yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: level.level, account_id, status, currency, card_brand, bucket, shard, n };
   }
 }
 
