@@ -1,5 +1,6 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
 import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
+import { amountClassLevels, amountClassOf, amountClassSortKey } from './amountClassBuckets.ts';
 import { sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './sortBuckets.ts';
 
@@ -8,6 +9,9 @@ interface SliceTally extends SliceKey {
   /** Per bucketed column (in BUCKETED_COLUMNS order): rows per bucket of the slice's finest level. */
   finest: Array<Map<number, number>>;
 }
+
+/** The finest created_at level the amount classes are counted on. */
+const CLASS_FINEST = amountClassLevels()[amountClassLevels().length - 1];
 
 function add<K>(map: Map<K, number>, key: K, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
@@ -42,6 +46,8 @@ export class CreatedRowsTally {
   /** Per bucketed slice (TALLIED_SLICES' order), its tallies by the slice's dimension values. */
   readonly #slices = TALLIED_SLICES.map(() => new Map<string, SliceTally>());
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
+  /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list) and class: rows per finest created_at bucket. */
+  readonly #classes = new Map<string, { currency: string; amountClass: number; finest: Map<number, number> }>();
 
   addAccount(a: { status: string; currency: string }): void {
     const key = `${a.status}\u0000${a.currency}`;
@@ -63,6 +69,14 @@ export class CreatedRowsTally {
       let tally = this.#slices[s].get(key);
       if (!tally) this.#slices[s].set(key, (tally = { ...sliceKeyOf(p, dims), kind, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
       for (let c = 0; c < finest.length; c++) add(tally.finest[c], finest[c].of(this.#values[c]), 1);
+    }
+    const amountClass = amountClassOf(p.amount);
+    const at = CLASS_FINEST.of(Date.parse(p.created_at));
+    for (const currency of ['', p.currency]) {
+      const key = `${currency}\u0000${amountClass}`;
+      let tally = this.#classes.get(key);
+      if (!tally) this.#classes.set(key, (tally = { currency, amountClass, finest: new Map() }));
+      add(tally.finest, at, 1);
     }
   }
 
@@ -92,29 +106,47 @@ export class CreatedRowsTally {
           const levels = bucketLevels(sortKey, slice.kind);
           const level = levels.find((l) => l.level === levelNumber);
           if (!level) continue;
-          const finest = levels[levels.length - 1];
-          const counts = new Map<number, number>();
-          for (const [bucket, n] of slice.finest[c]) add(counts, level.of(finest.low(bucket)), n);
-          for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
-            const n = counts.get(bucket)!;
-            if (n !== 0)
-              yield {
-                tenant_id: tenantId,
-                list: 'payments',
-                sort_key: sortKey,
-                level: levelNumber,
-                account_id: slice.account_id,
-                status: slice.status,
-                currency: slice.currency,
-                card_brand: slice.card_brand,
-                bucket,
-                shard,
-                n,
-              };
-          }
+          yield* levelRows(tenantId, shard, sortKey, level, slice, slice.finest[c], levels[levels.length - 1]);
         }
       }
     }
+    yield* this.#classRows(tenantId, shard);
+  }
+
+  /** The amount class rows, in the global order: after every bucketed column's (their sort keys extend `created_at`), by class, level, currency, bucket. */
+  *#classRows(tenantId: string, shard: number): Generator<BucketRow> {
+    const tallies = [...this.#classes.values()].sort((a, b) => a.amountClass - b.amountClass || compareText(a.currency, b.currency));
+    const classes = [...new Set(tallies.map((t) => t.amountClass))];
+    for (const amountClass of classes) {
+      for (const level of amountClassLevels()) {
+        for (const tally of tallies) {
+          if (tally.amountClass !== amountClass) continue;
+          yield* levelRows(tenantId, shard, amountClassSortKey(amountClass), level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);
+        }
+      }
+    }
+  }
+}
+
+const NO_SLICE: SliceKey = { account_id: '', status: '', currency: '', card_brand: '' };
+
+/** The list_buckets rows of one sort key, level and slice, from its counts per finest bucket: rolled up (levels nest), zeros dropped, by bucket. */
+function* levelRows(
+  tenantId: string,
+  shard: number,
+  sortKey: string,
+  level: BucketLevel,
+  slice: SliceKey,
+  finestCounts: Map<number, number>,
+  finest: BucketLevel,
+): Generator<BucketRow> {
+  const counts = new Map<number, number>();
+  for (const [bucket, n] of finestCounts) add(counts, level.of(finest.low(bucket)), n);
+  for (const bucket of [...counts.keys()].sort((a, b) => a - b)) {
+    const n = counts.get(bucket)!;
+    const { account_id, status, currency, card_brand } = slice;
+    if (n !== 0)
+      yield { tenant_id: tenantId, list: 'payments', sort_key: sortKey, level: level.level, account_id, status, currency, card_brand, bucket, shard, n };
   }
 }
 

@@ -2,6 +2,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, Dialect, ListBucketTable } from '../db/schema.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
 import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
+import { amountClassDeltas, amountClassRebuildStatements } from './amountClassBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketedColumn, type SliceKind } from './sortBuckets.ts';
 
 /** Where a payment sits in every bucketed order: what a write changes. */
@@ -15,7 +16,8 @@ export interface PaymentPosition {
 }
 
 export interface BucketDelta extends SliceKey {
-  sortKey: BucketedColumn;
+  /** A bucketed column, or one amount class's created_at (amountClassBuckets.ts). */
+  sortKey: BucketedColumn | string;
   level: number;
   bucket: number;
   delta: number;
@@ -49,6 +51,7 @@ function bucketsOf(p: PaymentPosition, delta: number): BucketDelta[] {
       }
     }
   }
+  out.push(...amountClassDeltas(p, delta));
   return out;
 }
 
@@ -123,4 +126,5 @@ export async function rebuildBuckets(db: Kysely<Database> | Transaction<Database
       }
     }
   }
+  for (const statement of amountClassRebuildStatements(dialect, only)) await statement.execute(db);
 }

@@ -19,6 +19,7 @@ import { tenantWritePositionsMigration } from './migrations/0017_tenant_write_po
 import { countedDimensionsMigration } from './migrations/0018_counted_dimensions.ts';
 import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_created_indexes.ts';
 import { metadataValueCountsMigration } from './migrations/0020_metadata_value_counts.ts';
+import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -49,6 +50,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0018_counted_dimensions': countedDimensionsMigration(dialect),
     '0019_amount_in_created_indexes': amountInCreatedIndexesMigration(dialect),
     '0020_metadata_value_counts': metadataValueCountsMigration(dialect),
+    '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
   };
 }
 

@@ -31,7 +31,9 @@ import {
   type ListTable,
   type PageStrategy,
 } from './listPageQueries.ts';
-import { bucketSliceKind, countedSlice, type ListSlice } from './listSlice.ts';
+import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
+import { amountClassesOfQuery } from './amountClassRanges.ts';
+import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
@@ -226,12 +228,36 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
   if (list.ranged) {
     const { ranged } = list;
     const order = totalOrder(query.sort);
-    if (first.column !== ranged.column || !order.every((k) => k.direction === order[0].direction)) return undefined;
+    if (!order.every((k) => k.direction === order[0].direction)) return undefined;
+    if (first.column !== ranged.column) return amountClassSearchOf(list, query);
     return { tenantId: list.scope.tenantId, slice: ranged.slice, kind: ranged.kind, column: ranged.column, direction: first.direction };
   }
   const kind = list.slice && bucketSliceKind(list.table, list.slice);
   if (!list.slice || !kind || !isBucketed(first.column)) return undefined;
   return { tenantId: list.scope.tenantId, slice: list.slice, kind, column: first.column, direction: first.direction };
+}
+
+/**
+ * An amount range made of whole amount classes, sorted by created_at, on the whole list or one
+ * currency (counts/amountClassBuckets.ts): its pages are placed by the created_at buckets of
+ * those classes. Undefined for any other ranged list (its pages go the row-by-row ways).
+ */
+function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
+  const { ranged } = list;
+  const [first] = query.sort;
+  if (ranged?.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
+  const narrowed = narrowedDimensions(ranged.slice);
+  if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
+  const classes = amountClassesOfQuery(query);
+  if (!classes) return undefined;
+  return {
+    tenantId: list.scope.tenantId,
+    slice: ranged.slice,
+    kind: ranged.kind,
+    column: 'created_at',
+    direction: first.direction,
+    sortKeys: classes.map(amountClassSortKey),
+  };
 }
 
 /** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best (metadataPlanStatement.ts). */
@@ -298,6 +324,12 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
  */
 function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, search: BucketSearch, paging: PageParams) {
   const { table, scope, query, ranged } = list;
+  if (search.sortKeys) {
+    // The descent counted the range's own rows; the skip and the page walk the sort's index and test the range on each row.
+    const walked = withRangesWritten(query, dialect === 'sqlite' ? 'unindexed' : 'opaque');
+    const descent = bucketDescent(search, totalSelect(db, dialect, list), paging.offset, dialect);
+    return { descent, page: pageFromRowSelect(db, table, scope, walked, descent.start, descent.skip, paging.perPage, walked) };
+  }
   const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
   const descent = bucketDescent(search, totalSelect(db, dialect, list), paging.offset, dialect, before);
   const skipQuery = ranged ? withoutRanges(query) : query;
@@ -454,7 +486,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.accountId !== undefined,
     scope.endpointId !== undefined,
     query.sort,
-    search ? [search.kind, search.column, search.direction] : 'offset',
+    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null] : 'offset',
     list.walk === true,
     list.probe === true,
     list.chooseMetadata ?? null,
@@ -635,13 +667,14 @@ export async function writeListPage(
   const { offset } = paging;
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
   const whole = listRequest(table, scope, query);
-  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole, tuning) : plannedList(dialect, whole);
-  const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(list, query);
+  const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(whole, query);
+  // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
+  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
   const how = search ? 'buckets' : 'offset';
   const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
   if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
-  if (dialect === 'sqlite') list.walk = await walksSortIndex(db, list, paging);
+  if (dialect === 'sqlite' && !search?.sortKeys) list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
   if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query)) {
     const counts = await metadataCounts(db, list);

@@ -10,6 +10,12 @@ export interface BucketSearch {
   kind: SliceKind;
   column: BucketedColumn;
   direction: 'asc' | 'desc';
+  /**
+   * Counts in two dimensions (counts/amountClassBuckets.ts): the created_at buckets of these
+   * amount classes are summed rather than the column's own, so the descent places a row among
+   * the slice's rows in an amount range made of whole classes.
+   */
+  sortKeys?: string[];
 }
 
 /**
@@ -38,6 +44,8 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
   // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.
   if (before) ctes.push({ name: 'rb', expression: before });
   const offset = before ? sql`((select n from rb) + ${at})` : sql`${at}`;
+  // The classes are part of the statement's shape (its template key), not parameters.
+  const sortKeyIn = search.sortKeys ? sql`sort_key in (${sql.join(search.sortKeys.map((k) => sql.lit(k)))})` : sql`sort_key = ${search.column}`;
   for (const [i, level] of levels.entries()) {
     const [l, c, prev] = [`l${i}`, `c${i}`, `p${i - 1}`].map((name) => sql.raw(name));
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
@@ -46,7 +54,7 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
     ctes.push({
       name: `l${i}`,
       expression: sql`(select bucket, sum(n) as n from list_buckets
-      where tenant_id = ${search.tenantId} and list = 'payments' and sort_key = ${search.column} and level = ${level.level}
+      where tenant_id = ${search.tenantId} and list = 'payments' and ${sortKeyIn} and level = ${level.level}
         and ${sliceSql(search.slice)} ${children}
       group by bucket)`,
     });

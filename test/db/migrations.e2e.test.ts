@@ -124,6 +124,7 @@ describe('migrations', () => {
         '0018_counted_dimensions',
         '0019_amount_in_created_indexes',
         '0020_metadata_value_counts',
+        '0021_amount_class_buckets',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -194,11 +195,17 @@ describe('migrations', () => {
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
-      expect(buckets).toEqual(
-        (['amount', 'created_at'] as const).flatMap((sortKey) =>
+      // 0021: 1234 has four digits, amount class 4: its created_at buckets for the whole list and its currency.
+      const classSlices = [
+        ['', '', '', ''],
+        ['', '', 'USD', ''],
+      ];
+      expect(buckets).toEqual([
+        ...(['amount', 'created_at'] as const).flatMap((sortKey) =>
           slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
         ),
-      );
+        ...classSlices.flatMap((slice) => levels.created_at.map((bucket, level) => ['created_at.a04', level, ...slice, bucket, 1])),
+      ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
       expect(await readBuckets()).toEqual(buckets);

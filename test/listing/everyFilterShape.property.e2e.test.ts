@@ -102,7 +102,9 @@ const instantText = (pick: InstantPick) =>
 const boundaryAmountArb = fc
   .tuple(fc.constantFrom(1, 5, 12, 99, 123, 999, 1234, 9999), fc.nat(3), fc.constantFrom(0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
-const amountArb = fc.oneof(boundaryAmountArb, fc.integer({ min: 1, max: 200_000 }));
+/** An amount class's edge (counts/amountClassBuckets.ts: classes are numbers of digits): a power of ten, ±1. */
+const classEdgeArb = fc.tuple(fc.integer({ min: 2, max: 4 }), fc.constantFrom(0, 0, -1, 1)).map(([e, delta]) => 10 ** e + delta);
+const amountArb = fc.oneof(boundaryAmountArb, classEdgeArb, fc.integer({ min: 1, max: 200_000 }));
 
 type AmountPick = { near: 'value'; value: number } | { near: 'payment'; pick: number; delta: number };
 const amountPickArb: fc.Arbitrary<AmountPick> = fc.oneof(
@@ -450,6 +452,32 @@ const edgeQueryArb = fc
       amount: amount ? q.amount : undefined,
     }),
   );
+/**
+ * An amount range on class edges (10^k, or 10^k ± 1 written `gt`/`lte`, which is the same whole
+ * range, or one off it), on the whole list or one currency, sorted by created_at: deep pages
+ * placed by the created_at buckets of whole amount classes (counts in two dimensions), and the
+ * ranges one off a class edge, which go the row-by-row ways.
+ */
+const amountClassQueryArb = fc
+  .tuple(
+    paymentQueryArb,
+    rangeArb(classEdgeArb.map((value): AmountPick => ({ near: 'value', value }))),
+    fc.constantFrom(...CURRENCIES.slice(0, 3)),
+    fc.boolean(),
+  )
+  .map(
+    ([q, amount, currency, byCurrency]): QuerySpec => ({
+      ...q,
+      byPath: undefined,
+      status: undefined,
+      currency: byCurrency ? [currency] : undefined,
+      cardBrand: undefined,
+      accountIds: undefined,
+      createdAt: undefined,
+      amount,
+      sort: q.sort === 'amount' ? 'created_at' : q.sort === '-amount' ? '-created_at' : q.sort,
+    }),
+  );
 /** The second instance (every page the deep way) serves two reads in three. */
 const readInstanceArb = fc.constantFrom(0, 1, 1);
 
@@ -459,6 +487,7 @@ const read = fc
       { weight: 4, arbitrary: paymentQueryArb },
       { weight: 2, arbitrary: countedSliceQueryArb },
       { weight: 2, arbitrary: edgeQueryArb },
+      { weight: 3, arbitrary: amountClassQueryArb },
       { weight: 1, arbitrary: accountQueryArb },
     ),
     readInstanceArb,

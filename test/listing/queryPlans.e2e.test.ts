@@ -5,7 +5,7 @@ import { boundColumns, LIST_SHAPES, parsedQuery, shapeQueries } from '../../scri
 import { accountResourcesSelect } from '../../src/accounts/accountRepresentation.ts';
 import { PREPARED } from '../../src/db/preparedStatements.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
-import { offsetPageQuery } from '../../src/listing/fetchListPage.ts';
+import { bucketPageQuery, offsetPageQuery } from '../../src/listing/fetchListPage.ts';
 import { deferredJoinPageSelect, hopSelect, reversed } from '../../src/listing/listPageQueries.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
@@ -111,6 +111,26 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
       }
     },
   );
+
+  // Counts in two dimensions (counts/amountClassBuckets.ts): a deep page of an amount range made of
+  // whole classes, sorted by created_at, is placed by the classes' created_at buckets, then read
+  // by walking the slice's created_at index with the range tested on each entry: no sort, no scan.
+  it.each([
+    ['filter[amount][gte]=1000', 'payments_tenant_created'],
+    ['filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lte]=9999', 'payments_tenant_currency_created'],
+    ['filter[amount][gt]=99&filter[amount][lt]=100000&sort=created_at', 'payments_tenant_created'],
+  ])('%s: a deep page placed by amount classes walks %s, sorting nothing', async (request, index) => {
+    const query = parseListQuery(paymentListSpec, parseQueryString(request) as RawListQuery);
+    const page = bucketPageQuery(database.db.kysely, database.db.dialect, 'payments', { tenantId: 'ten_x' }, query, { page: 51, perPage: 100, offset: 5000 });
+    if (!page) throw new Error(`${request}: no bucket page`);
+    const compiled = page.compile();
+    expect(compiled.sql).toContain("sort_key in ('created_at.a");
+    const plan = await explain(page);
+    const why = plan.lines.join('\n');
+    expect(plan.fullScan, why).toBe(false);
+    expect(plan.sortBeforeLimit, why).toBe(false);
+    expect(plan.indexes, why).toContain(index);
+  });
 
   // The service's plans are generic (plan_cache_mode = force_generic_plan), and a generic plan
   // takes a parameter LIMIT for a tenth of the rows: the deferred join's outer read became a hash

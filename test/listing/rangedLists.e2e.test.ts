@@ -37,13 +37,21 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     await seed(t.database.db, 'ranged', 3, 1200);
     const { kysely, dialect } = t.database.db;
     const tenant = await kysely.selectFrom('tenants').select('id').where('name', '=', 'ranged').executeTakeFirstOrThrow();
-    // Records exactly on bucket edges (a day, an hour, five minutes; amounts 1000, 10000, 12300),
-    // then the counts rebuilt from the rows as after a bulk load.
-    const moved = await kysely.selectFrom('payments').select('id').where('tenant_id', '=', tenant.id).orderBy('id').limit(12).execute();
+    // Records exactly on bucket edges (a day, an hour, five minutes; amounts 1000, 10000, 12300,
+    // and on the edges of amount classes: 10^k and 10^k - 1), then the counts rebuilt from the
+    // rows as after a bulk load.
+    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000];
+    const moved = await kysely
+      .selectFrom('payments')
+      .select('id')
+      .where('tenant_id', '=', tenant.id)
+      .orderBy('id')
+      .limit(8 + amounts.length)
+      .execute();
     const edges = ['2026-08-01T00:00:00.000Z', '2026-08-01T01:00:00.000Z', '2026-08-01T00:05:00.000Z', '2026-09-17T00:00:00.000Z'];
     await kysely.transaction().execute(async (trx) => {
       for (const [i, { id }] of moved.entries()) {
-        const set = i < 8 ? { created_at: edges[i % edges.length] } : { amount: [1000, 10_000, 12_300, 999][i - 8] };
+        const set = i < 8 ? { created_at: edges[i % edges.length] } : { amount: amounts[i - 8] };
         await trx.updateTable('payments').set(set).where('id', '=', id).execute();
       }
       await recountTenant(trx, dialect, tenant.id);
@@ -76,6 +84,7 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     filters: Partial<Record<'status' | 'currency' | 'card_brand' | 'account_id', string[]>>,
     ranges: Array<[string, Op, number]>,
     sort: string,
+    deepStrategy?: string,
   ) {
     const want = expected(filters, ranges, sort);
     const query = [
@@ -93,6 +102,8 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
         response.body.data.map((p: { id: string }) => p.id),
         `${query} page ${page}`,
       ).toEqual(want.slice((page - 1) * perPage, page * perPage));
+      // From page 2 on a page is a deep one (plainOffsetUpTo 3).
+      if (deepStrategy && page >= 2 && page <= last) expect(response.headers['x-page-strategy'], `${query} page ${page}`).toBe(deepStrategy);
     }
   }
 
@@ -258,5 +269,38 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       { account_id: [pick('account_id', 0)] },
     ];
     for (const [i, f] of filters.entries()) for (const r of ranges) await check(f, r, ['amount', '-amount', '-created_at'][i % 3]);
+  }, 300_000);
+
+  it('of amount ranges made of whole amount classes, sorted by time: deep pages placed by the classes’ created_at buckets, rows on class edges', async () => {
+    const whole: Array<Array<[string, Op, number]>> = [
+      [['amount', 'gte', 1000]],
+      [['amount', 'gt', 999]],
+      [['amount', 'lt', 1000]],
+      [['amount', 'lte', 9999]],
+      [
+        ['amount', 'gte', 1000],
+        ['amount', 'lt', 10_000],
+      ],
+      [
+        ['amount', 'gt', 99],
+        ['amount', 'lte', 99_999],
+      ],
+      [
+        ['amount', 'gte', 10],
+        ['amount', 'lt', 100],
+      ],
+      [
+        ['amount', 'gte', 0],
+        ['amount', 'lt', 100_000],
+      ],
+    ];
+    // One off a class edge: no run of whole classes, the row-by-row ways.
+    const partial: Array<Array<[string, Op, number]>> = [[['amount', 'gte', 1001]], [['amount', 'lte', 10_000]], [['amount', 'gt', 1000]]];
+    for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
+      for (const sort of ['-created_at', 'created_at']) {
+        for (const r of partial) await check(f, r, sort);
+        for (const r of whole) await check(f, r, sort, 'buckets');
+      }
+    }
   }, 300_000);
 });
