@@ -14,8 +14,8 @@ import { bucketLevels } from './sortBuckets.ts';
  *
  * Kept in list_buckets (migration 0021) beside the one-dimensional buckets, with the sort key
  * `created_at.aNN` (NN the class, two digits, so the text order is the class order), on the
- * created_at tenant levels, for the whole list and for one currency: 8 rows per create, in the
- * same upsert as the others. A status change moves none of them (neither created_at, amount
+ * created_at tenant levels down to the hour (16 days, day, hour), for the whole list and for one
+ * currency: 6 rows per create, in the same upsert as the others. A status change moves none of them (neither created_at, amount
  * nor currency changes).
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
@@ -37,8 +37,14 @@ export function amountClassSortKey(amountClass: number): string {
   return `created_at.a${String(amountClass).padStart(2, '0')}`;
 }
 
-/** The created_at levels the classes are counted on (the tenant slices' levels). */
-export const amountClassLevels = () => bucketLevels('created_at', 'tenant');
+/**
+ * The created_at levels the classes are counted on: the tenant slices' levels down to the hour.
+ * The 5-minute level would be three quarters of the class rows (a seed of 1M payments wrote 873k
+ * of them, 15 % of its time) to spare a deep page a skip of about 230 index entries inside one
+ * hour at 1M (2,300 at 10M).
+ */
+const CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((level) => level.level <= 2);
+export const amountClassLevels = () => CLASS_LEVELS;
 
 /** The class holding [low, …): undefined when `low` is no class's first value. */
 function classStartingAt(low: number): number | undefined {

@@ -195,7 +195,7 @@ describe('migrations', () => {
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
-      // 0021: 1234 has four digits, amount class 4: its created_at buckets for the whole list and its currency.
+      // 0021: 1234 has four digits, amount class 4: its created_at buckets down to the hour for the whole list and its currency.
       const classSlices = [
         ['', '', '', ''],
         ['', '', 'USD', ''],
@@ -204,7 +204,7 @@ describe('migrations', () => {
         ...(['amount', 'created_at'] as const).flatMap((sortKey) =>
           slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
         ),
-        ...classSlices.flatMap((slice) => levels.created_at.map((bucket, level) => ['created_at.a04', level, ...slice, bucket, 1])),
+        ...classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => ['created_at.a04', level, ...slice, bucket, 1])),
       ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));

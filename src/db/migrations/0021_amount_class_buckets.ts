@@ -4,13 +4,13 @@ import type { Dialect } from '../schema.ts';
 /*
  * Counts in two dimensions (issue 31 item 2, src/counts/amountClassBuckets.ts): the payments'
  * created_at buckets per amount class (its number of digits, 0 for a negative amount), for the
- * whole list and per currency, on the created_at tenant levels (16 days, day, hour, 5 minutes),
+ * whole list and per currency, on the created_at tenant levels down to the hour (16 days, day, hour),
  * as list_buckets rows with the sort key `created_at.aNN`. No new table or column: they are
  * counted from the rows already there. The SQL is written out here (as 0007's is) so that the
  * migration stays what it was if the levels ever change.
  */
 
-const LEVEL_SECONDS = [16 * 86_400, 86_400, 3_600, 300];
+const LEVEL_SECONDS = [16 * 86_400, 86_400, 3_600];
 
 export function amountClassBucketsMigration(dialect: Dialect) {
   const amountClass = '(case when amount < 0 then 0 else length(cast(amount as text)) end)';
