@@ -11,9 +11,9 @@ interface ForeignKey {
   refType: string;
 }
 
-/** A table whose rows a load writes without its foreign-key triggers: the keys, and the values its rows referenced. */
+/** A table whose rows a load writes without its foreign-key triggers: the keys, the values its rows referenced, and those looked up. */
 interface Deferred {
-  keys: Array<ForeignKey & { values: Set<unknown> }>;
+  keys: Array<ForeignKey & { values: Set<unknown>; checked: Set<unknown> }>;
 }
 
 /**
@@ -24,10 +24,10 @@ interface Deferred {
  *
  * A load in one transaction instead writes a table's rows with `session_replication_role =
  * replica` (no per-row triggers), for that statement only, noting the distinct values its
- * rows reference; before the commit, `check` looks each key's values up in one statement and
- * locks them FOR KEY SHARE, as the triggers would have, and fails the load (it rolls back)
- * if any is missing. What is checked is the same (every referenced value exists at the commit
- * and cannot go before it); when, once rather than per row.
+ * rows reference; when the statement ends, the values it referenced first are looked up, one
+ * statement per key, and locked FOR KEY SHARE, as the triggers would have by then, and a
+ * missing one fails the load (it rolls back). What is checked, and when its locks are taken,
+ * is the same (at the statement's end); only how: once per value rather than once per row.
  *
  * Only where that is all the triggers do: a table with any other trigger (or a rule, or a
  * foreign key of several columns) keeps its triggers, and so does every table when the role
@@ -56,7 +56,8 @@ export class DeferredForeignKeys {
 
   /**
    * Runs `write`, which writes `rows` (handed to it as they go by) into `table`, without the
-   * table's foreign-key triggers when it may, noting what the rows reference.
+   * table's foreign-key triggers when it may, noting what the rows reference; then, as the
+   * triggers would have by the statement's end, looks up and locks what it referenced first.
    */
   async around<R extends object, T>(trx: Transaction<Database>, table: string, rows: Iterable<R>, write: (rows: Iterable<R>) => Promise<T>): Promise<T> {
     const deferred = await this.#deferrable(trx, table);
@@ -64,26 +65,13 @@ export class DeferredForeignKeys {
     await sql`set local session_replication_role = replica`.execute(trx);
     const result = await write(noting(rows, deferred));
     await sql`set local session_replication_role = origin`.execute(trx);
+    await lookUp(trx, table, deferred);
     return result;
   }
 
-  /** Looks up every value the rows written referenced, locking it FOR KEY SHARE; throws if any is missing. */
+  /** Before the commit: every value the rows written referenced has been looked up and locked (throws otherwise). */
   async check(trx: Transaction<Database>): Promise<void> {
-    for (const [table, deferred] of this.#tables) {
-      for (const key of deferred?.keys ?? []) {
-        if (key.values.size === 0) continue;
-        const values = [...key.values];
-        const found = await sql<{ value: unknown }>`select ${sql.raw(key.refColumn)} as value from ${sql.raw(key.refTable)}
-          where ${sql.raw(key.refColumn)} = any(${values}::${sql.raw(key.refType)}[]) for key share`.execute(trx);
-        if (found.rows.length !== values.length) {
-          const there = new Set(found.rows.map((r) => String(r.value)));
-          const missing = values.filter((v) => !there.has(String(v)));
-          throw new Error(
-            `insert or update on table "${table}" violates foreign key constraint "${key.name}": ${missing.length} value(s) not in ${key.refTable}, e.g. ${String(missing[0])}`,
-          );
-        }
-      }
-    }
+    for (const [table, deferred] of this.#tables) if (deferred) await lookUp(trx, table, deferred);
   }
 
   async #deferrable(trx: Transaction<Database>, table: string): Promise<Deferred | undefined> {
@@ -103,10 +91,31 @@ export class DeferredForeignKeys {
     const { rows: rules } = await sql<{ rules: boolean }>`select relhasrules as rules from pg_class where oid = ${table}::regclass`.execute(trx);
     const deferred =
       others[0].n === 0 && !rules[0].rules && keys.every((k) => k.columns === 1)
-        ? { keys: keys.map(({ columns: _, ...key }) => ({ ...key, values: new Set<unknown>() })) }
+        ? { keys: keys.map(({ columns: _, ...key }) => ({ ...key, values: new Set<unknown>(), checked: new Set<unknown>() })) }
         : undefined;
     this.#tables.set(table, deferred);
     return deferred;
+  }
+}
+
+/**
+ * Looks up the values a table's rows referenced that were not looked up yet, one statement per
+ * key, locking them FOR KEY SHARE (what each row's trigger does); throws if any is missing.
+ */
+async function lookUp(trx: Transaction<Database>, table: string, deferred: Deferred): Promise<void> {
+  for (const key of deferred.keys) {
+    const values = [...key.values].filter((v) => !key.checked.has(v));
+    if (values.length === 0) continue;
+    const found = await sql<{ value: unknown }>`select ${sql.raw(key.refColumn)} as value from ${sql.raw(key.refTable)}
+      where ${sql.raw(key.refColumn)} = any(${values}::${sql.raw(key.refType)}[]) for key share`.execute(trx);
+    if (found.rows.length !== values.length) {
+      const there = new Set(found.rows.map((r) => String(r.value)));
+      const missing = values.filter((v) => !there.has(String(v)));
+      throw new Error(
+        `insert or update on table "${table}" violates foreign key constraint "${key.name}": ${missing.length} value(s) not in ${key.refTable}, e.g. ${String(missing[0])}`,
+      );
+    }
+    for (const value of values) key.checked.add(value);
   }
 }
 
