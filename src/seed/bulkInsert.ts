@@ -130,9 +130,9 @@ export interface RowSink {
 
 export interface BatchOptions {
   /**
-   * PostgreSQL: the sink's rows skip their foreign-key triggers where they may, their
-   * references checked once before the commit instead (deferredForeignKeys.ts). For a load in
-   * one transaction, whose millions of rows reference a few thousand values.
+   * PostgreSQL: the sink's rows skip their foreign-key triggers where they may, the values
+   * they reference looked up once each instead (deferredForeignKeys.ts). For a load in one
+   * transaction, whose millions of rows reference a few thousand values.
    */
   deferForeignKeys?: boolean;
 }
@@ -348,7 +348,7 @@ async function postgresLane(pool: pg.Pool) {
               await upsertValueCounts(trx, values.take(counts[0]?.shard ?? 0));
             },
           });
-          // Before the commit: every value the rows referenced, looked up and locked at once.
+          // Before the commit: every value the rows referenced has been looked up and locked.
           await deferred?.check(trx);
           return result;
         });

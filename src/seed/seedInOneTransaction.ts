@@ -52,7 +52,7 @@ export interface LoadPhases {
 
 /**
  * Millions of rows referencing a few thousand tenants and accounts: their foreign keys checked
- * once, before the commit (in the commit phase), not by a trigger per row (deferredForeignKeys.ts).
+ * once per value at each statement's end, not by a trigger per row (deferredForeignKeys.ts).
  */
 const WHOLE_LOAD_BATCH: BatchOptions = { deferForeignKeys: true };
 
