@@ -10,6 +10,7 @@ import type { CountRow } from '../counts/listCounts.ts';
 import { ValueCountTally, type ValueCountRow } from '../counts/metadataValueCounts.ts';
 import type { BucketRow } from '../counts/listBuckets.ts';
 import type { SeedPayment } from './seedRows.ts';
+import { DeferredForeignKeys } from './deferredForeignKeys.ts';
 
 const ACCOUNT_COLUMNS = [
   'id',
@@ -127,12 +128,21 @@ export interface RowSink {
   adjust(counts: CountRow[], buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
 }
 
+export interface BatchOptions {
+  /**
+   * PostgreSQL: the sink's rows skip their foreign-key triggers where they may, the values
+   * they reference looked up once each instead (deferredForeignKeys.ts). For a load in one
+   * transaction, whose millions of rows reference a few thousand values.
+   */
+  deferForeignKeys?: boolean;
+}
+
 /** Runs the batches of a bulk load, each one transaction. */
 export interface BulkInserter {
   /** How many batches may run at once, each in its own transaction (on its own connection). */
   readonly lanes: number;
   /** Runs `work` in a transaction on a free lane (waiting for one), committing when it returns. */
-  batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T>;
+  batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>, options?: BatchOptions): Promise<T>;
   /** Closes what the inserter opened (statements, connections), not the database. */
   close(): Promise<void>;
 }
@@ -241,13 +251,25 @@ function* copyChunks<T extends object>(rows: Iterable<T>, columns: readonly (key
 
 const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
 
+/** How a lane writes rows into a table: as given, or around deferred foreign keys (DeferredForeignKeys.around). */
+type Writing = <R extends object>(table: string, rows: Iterable<R>, write: (rows: Iterable<R>) => Promise<void>) => Promise<void>;
+
+const asGiven: Writing = (_table, rows, write) => write(rows);
+
 /** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order; bucket rows known to be new by `copyNew`. */
 async function upsertCounts(
   trx: Transaction<Database>,
   counts: CountRow[],
   buckets: Iterable<BucketRow>,
   copyNew: ((rows: Iterable<BucketRow>) => Promise<void>) | undefined,
+  writing: Writing = asGiven,
 ): Promise<void> {
+  await writing('list_counts', counts, (noted) => upsertCountRows(trx, [...noted]));
+  if (copyNew) return copyNew(buckets);
+  await writing('list_buckets', buckets, (noted) => upsertBucketRows(trx, noted));
+}
+
+async function upsertCountRows(trx: Transaction<Database>, counts: CountRow[]): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
     await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
@@ -255,7 +277,9 @@ async function upsertCounts(
         ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
       on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`.execute(trx);
   }
-  if (copyNew) return copyNew(buckets);
+}
+
+async function upsertBucketRows(trx: Transaction<Database>, buckets: Iterable<BucketRow>): Promise<void> {
   for (const rows of chunks(buckets, UPSERT_CHUNK)) {
     await sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'sort_key')}::text[],
@@ -289,10 +313,14 @@ async function postgresLane(pool: pg.Pool) {
       },
     }),
   });
-  const copy = async <T extends object>(table: string, rows: Iterable<T>, columns: readonly (keyof T)[]) => {
-    await pipeline(Readable.from(copyChunks(rows, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`)));
-  };
+  const copyAs =
+    (writing: Writing) =>
+    <T extends object>(table: string, rows: Iterable<T>, columns: readonly (keyof T)[]) =>
+      writing(table, rows, (noted) =>
+        pipeline(Readable.from(copyChunks(noted, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`))),
+      );
   const copyWithEntries = async <T extends { tenant_id: string; id: string; metadata: unknown }>(
+    copy: ReturnType<typeof copyAs>,
     list: keyof typeof METADATA_ENTRY_TABLE,
     rows: Iterable<T>,
     columns: readonly (keyof T)[],
@@ -305,19 +333,25 @@ async function postgresLane(pool: pg.Pool) {
   /** The current batch's (one batch at a time on a lane). */
   let values = new ValueCountTally();
   return {
-    async batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>): Promise<T> {
+    async batch<T>(work: (trx: Transaction<Database>, sink: RowSink) => Promise<T>, options?: BatchOptions): Promise<T> {
       values = new ValueCountTally();
       try {
-        return await kysely.transaction().execute((trx) =>
-          work(trx, {
-            accounts: (rows) => copyWithEntries('accounts', rows, ACCOUNT_COLUMNS),
-            payments: (rows) => copyWithEntries('payments', rows, PAYMENT_COLUMNS),
+        return await kysely.transaction().execute(async (trx) => {
+          const deferred = options?.deferForeignKeys ? await DeferredForeignKeys.open(trx) : undefined;
+          const writing: Writing = deferred ? (table, rows, write) => deferred.around(trx, table, rows, write) : asGiven;
+          const copy = copyAs(writing);
+          const result = await work(trx, {
+            accounts: (rows) => copyWithEntries(copy, 'accounts', rows, ACCOUNT_COLUMNS),
+            payments: (rows) => copyWithEntries(copy, 'payments', rows, PAYMENT_COLUMNS),
             adjust: async (counts, buckets, newBuckets) => {
-              await upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined);
+              await upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined, writing);
               await upsertValueCounts(trx, values.take(counts[0]?.shard ?? 0));
             },
-          }),
-        );
+          });
+          // Before the commit: every value the rows referenced has been looked up and locked.
+          await deferred?.check(trx);
+          return result;
+        });
       } catch (error) {
         // A failed COPY can leave the connection mid-protocol: the pool must not hand it out again.
         broken = error as Error;
@@ -343,11 +377,11 @@ async function postgresInserter(pool: pg.Pool): Promise<BulkInserter> {
   const waiting: Array<() => void> = [];
   return {
     lanes: lanes.length,
-    async batch(work) {
+    async batch(work, options) {
       while (free.length === 0) await new Promise<void>((wake) => waiting.push(wake));
       const lane = free.pop()!;
       try {
-        return await lane.batch(work);
+        return await lane.batch(work, options);
       } finally {
         free.push(lane);
         waiting.shift()?.();

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { countRows } from '../counts/listCounts.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
-import type { BulkInserter } from './bulkInsert.ts';
+import type { BatchOptions, BulkInserter } from './bulkInsert.ts';
 import { claimBatch } from './seedRuns.ts';
 import { createIndexes, dropSecondaryIndexes } from './secondaryIndexes.ts';
 import { paymentPool, type RunBasis } from './seedSequence.ts';
@@ -49,6 +49,12 @@ export interface LoadPhases {
   /** The commit. */
   commit: PhaseTime;
 }
+
+/**
+ * Millions of rows referencing a few thousand tenants and accounts: their foreign keys checked
+ * once per value at each statement's end, not by a trigger per row (deferredForeignKeys.ts).
+ */
+const WHOLE_LOAD_BATCH: BatchOptions = { deferForeignKeys: true };
 
 /** The load was stopped by its signal and rolled back. */
 class LoadStopped extends Error {}
@@ -135,7 +141,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       load.onPhase?.('commit');
       // The last moment a stop rolls back rather than commits.
       if (load.signal?.aborted) throw new LoadStopped();
-    });
+    }, WHOLE_LOAD_BATCH);
   } catch (error) {
     if (error instanceof LoadStopped) return false;
     throw error;

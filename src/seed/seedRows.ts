@@ -100,6 +100,30 @@ const ITEMS = [
   'notebook',
 ];
 const CHANNELS = ['web', 'pos', 'app'];
+
+/**
+ * About one payment in this many carries `tier=gold`: a rare metadata value beside the common
+ * `channel` (a fifth of payments), so a search for a rare value, and one for two keys, finds
+ * something on a seeded dataset (the bench's metadata shapes). Chosen from the payment's id
+ * (itself from the seed), not drawn from the block's random source: every other column of
+ * every seeded row stays what it was before the key existed.
+ */
+const GOLD_TIER_ONE_IN = 100;
+
+/** Whether a seeded payment gets `tier=gold`: its id's FNV-1a hash, one in GOLD_TIER_ONE_IN. */
+export function hasGoldTier(paymentId: string): boolean {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < paymentId.length; i++) hash = Math.imul(hash ^ paymentId.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % GOLD_TIER_ONE_IN === 0;
+}
+
+/** A payment's seeded metadata as JSON text: `channel` on a fifth, `tier=gold` on about 1 %. */
+function paymentMetadata(random: SeedRandom, paymentId: string): string {
+  const channel = random.float() < 0.2 ? random.pick(CHANNELS) : undefined;
+  const gold = hasGoldTier(paymentId);
+  if (channel === undefined) return gold ? '{"tier":"gold"}' : '{}';
+  return JSON.stringify(gold ? { channel, tier: 'gold' } : { channel });
+}
 const DAY = 86_400_000;
 
 export interface SeedCard {
@@ -226,8 +250,10 @@ export function makePayment(
   const amountRefunded = status === 'refunded' ? amount : status === 'partially_refunded' ? random.int(1, amount - 1) : 0;
   const failure = status === 'failed' ? random.pick(FAILURES) : null;
   const updatedMs = createdMs + (status === 'pending' ? 0 : random.int(1000, 7 * DAY));
+  // Drawn here, where the id always was: the draws after it come in the same order as before.
+  const paymentId = id('pay', createdMs);
   const row = {
-    id: id('pay', createdMs),
+    id: paymentId,
     tenant_id: tenantId,
     account_id: account.id,
     amount,
@@ -245,7 +271,7 @@ export function makePayment(
     reference: random.float() < 0.7 ? `ord_${random.digits(8)}` : null,
     failure_code: failure?.[0] ?? null,
     failure_message: failure?.[1] ?? null,
-    metadata: random.float() < 0.2 ? JSON.stringify({ channel: random.pick(CHANNELS) }) : '{}',
+    metadata: paymentMetadata(random, paymentId),
     captured_at: capturedMs === undefined ? null : isoTime(capturedMs),
     created_at: isoTime(createdMs),
     updated_at: isoTime(Math.max(updatedMs, capturedMs ?? 0)),

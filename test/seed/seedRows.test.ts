@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { monotonicFactory } from 'ulid';
 import { describe, expect, it } from 'vitest';
@@ -69,6 +70,27 @@ describe('the seed’s rows', () => {
     expect(new Set(whole.map((p) => p.id)).size).toBe(basis.payments);
     // Ids follow creation time, as the API's own do.
     expect(whole.map((p) => p.id)).toEqual(whole.map((p) => p.id).sort());
+  });
+
+  it('about one payment in a hundred has tier=gold (some beside a channel), and no other column changed for it', () => {
+    const pool = paymentPool(
+      basis,
+      [],
+      [...seedAccounts(basis, 0, basis.accounts)].map((m) => m.account),
+    );
+    const rows = [...seedPayments({ ...basis, payments: 20_000 }, pool, 0, 20_000)];
+    const metadata = rows.map((p) => JSON.parse(p.metadata) as Record<string, string>);
+    const gold = metadata.filter((m) => m.tier === 'gold');
+    expect(gold.length).toBeGreaterThan(140);
+    expect(gold.length).toBeLessThan(260);
+    expect(gold.filter((m) => m.channel !== undefined).length).toBeGreaterThan(10);
+    expect(metadata.every((m) => Object.keys(m).every((k) => k === 'channel' || k === 'tier'))).toBe(true);
+    // The rows without the new key are those the seed made before it had one (digest taken then).
+    const before = rows.map((p, i) => {
+      const { tier: _, ...rest } = metadata[i];
+      return { ...p, metadata: rest, resource: undefined };
+    });
+    expect(createHash('sha256').update(JSON.stringify(before)).digest('hex')).toBe('0f85b0554835febd76dbfeb2755f9c81411b7599ba29d55b834568035eba3bc1');
   });
 
   it('another seed or starting state gives other rows', () => {
