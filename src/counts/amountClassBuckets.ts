@@ -15,8 +15,8 @@ import { bucketLevels } from './sortBuckets.ts';
  * Kept in list_buckets (migration 0021) beside the one-dimensional buckets, with the sort key
  * `created_at.aNN` (NN the class, two digits, so the text order is the class order), on the
  * created_at tenant levels down to the hour (16 days, day, hour), for the whole list and for one
- * currency: 6 rows per create, in the same upsert as the others. A status change moves none of them (neither created_at, amount
- * nor currency changes).
+ * currency: 6 rows per create, in the same upsert as the others. A status change moves none of
+ * them (neither created_at, amount nor currency changes).
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
 
@@ -43,8 +43,7 @@ export function amountClassSortKey(amountClass: number): string {
  * of them, 15 % of its time) to spare a deep page a skip of about 230 index entries inside one
  * hour at 1M (2,300 at 10M).
  */
-const CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((level) => level.level <= 2);
-export const amountClassLevels = () => CLASS_LEVELS;
+export const AMOUNT_CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((level) => level.level <= 2);
 
 /** The class holding [low, …): undefined when `low` is no class's first value. */
 function classStartingAt(low: number): number | undefined {
@@ -60,9 +59,9 @@ function classStartingAt(low: number): number | undefined {
  */
 export function amountClassesOf(low: number | undefined, high: number | undefined): number[] | undefined {
   const first = low === undefined ? 0 : classStartingAt(low);
-  const last = high === undefined ? LARGEST_CLASS : (classStartingAt(high) ?? 0) - 1;
-  if (first === undefined || last < first || (high !== undefined && classStartingAt(high) === undefined)) return undefined;
-  return Array.from({ length: last - first + 1 }, (_, i) => first + i);
+  const after = high === undefined ? LARGEST_CLASS + 1 : classStartingAt(high);
+  if (first === undefined || after === undefined || after <= first) return undefined;
+  return Array.from({ length: after - first }, (_, i) => first + i);
 }
 
 export interface AmountClassDelta extends SliceKey {
@@ -77,7 +76,7 @@ export function amountClassDeltas(p: { currency: string; created_at: string; amo
   const at = Date.parse(p.created_at);
   const sortKey = amountClassSortKey(amountClassOf(p.amount));
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    amountClassLevels().map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+    AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
   );
 }
 
@@ -86,7 +85,7 @@ export function amountClassRebuildStatements(dialect: Dialect, only: RawBuilder<
   const amountClass = amountClassSql();
   const sortKey = `'created_at.a' || ${dialect === 'postgres' ? `lpad(${amountClass}::text, 2, '0')` : `substr('0' || ${amountClass}, -2, 2)`}`;
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    amountClassLevels().map((level) => {
+    AMOUNT_CLASS_LEVELS.map((level) => {
       const byCurrency = slice.dims.includes('currency');
       return sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, n)
         select tenant_id, 'payments', ${sql.raw(sortKey)}, ${sql.lit(level.level)}, '', '', ${sql.raw(byCurrency ? 'currency' : "''")}, '', ${sql.raw(level.sql(dialect))}, count(*)

@@ -1,6 +1,6 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
 import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
-import { amountClassLevels, amountClassOf, amountClassSortKey } from './amountClassBuckets.ts';
+import { AMOUNT_CLASS_LEVELS, amountClassOf, amountClassSortKey } from './amountClassBuckets.ts';
 import { sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './sortBuckets.ts';
 
@@ -11,7 +11,7 @@ interface SliceTally extends SliceKey {
 }
 
 /** The finest created_at level the amount classes are counted on. */
-const CLASS_FINEST = amountClassLevels()[amountClassLevels().length - 1];
+const CLASS_FINEST = AMOUNT_CLASS_LEVELS[AMOUNT_CLASS_LEVELS.length - 1];
 
 function add<K>(map: Map<K, number>, key: K, n: number): void {
   map.set(key, (map.get(key) ?? 0) + n);
@@ -118,7 +118,7 @@ export class CreatedRowsTally {
     const tallies = [...this.#classes.values()].sort((a, b) => a.amountClass - b.amountClass || compareText(a.currency, b.currency));
     const classes = [...new Set(tallies.map((t) => t.amountClass))];
     for (const amountClass of classes) {
-      for (const level of amountClassLevels()) {
+      for (const level of AMOUNT_CLASS_LEVELS) {
         for (const tally of tallies) {
           if (tally.amountClass !== amountClass) continue;
           yield* levelRows(tenantId, shard, amountClassSortKey(amountClass), level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);

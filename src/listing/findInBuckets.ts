@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db/schema.ts';
-import { amountClassLevels } from '../counts/amountClassBuckets.ts';
+import { AMOUNT_CLASS_LEVELS } from '../counts/amountClassBuckets.ts';
 import { bucketLevels, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
 import { sliceSql, type ListSlice } from './listSlice.ts';
@@ -40,7 +40,7 @@ export interface NamedCte {
  * `start` and `skip` are then null and the page reads no row.
  */
 export function bucketDescent(search: BucketSearch, total: Expression<unknown>, at: number, dialect: Dialect, before?: Expression<unknown>) {
-  const levels = search.sortKeys ? amountClassLevels() : bucketLevels(search.column, search.kind);
+  const levels = search.sortKeys ? AMOUNT_CLASS_LEVELS : bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
   const ctes: NamedCte[] = [{ name: 't', expression: total }];
   // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.

@@ -10,8 +10,6 @@ import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '.
  * removed (−1): the write adds them to metadata_value_counts (adjustValueCounts) as its last
  * statement, in the same transaction.
  */
-export { METADATA_ENTRY_TABLE, type MetadataList };
-
 /** A record's metadata as its entry rows. */
 export function metadataEntryRows(tenantId: string, recordId: string, metadata: Record<string, string>): MetadataEntryTable[] {
   return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, record_id: recordId }));
