@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
@@ -34,23 +34,34 @@ export function valueCountRows(tenantId: string, list: MetadataList, deltas: Val
 }
 
 /**
+ * PostgreSQL: the upsert of value count rows (one list's), as one array per column (one statement
+ * text for any number of rows, prepared once), run when `after` holds (countedRows.ts chains it
+ * after the other counted rows' upserts).
+ */
+export function valueCountUpsert(tenantId: string, list: MetadataList, rows: ValueCountRow[], after: RawBuilder<unknown>) {
+  const column = <K extends keyof ValueCountRow>(key: K) => rows.map((r) => r[key]);
+  return sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
+    select ${tenantId}, ${list}, * from unnest(${column('key')}::text[], ${column('value')}::text[], ${column('shard')}::smallint[], ${column('n')}::bigint[])
+    where ${after}
+    on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`;
+}
+
+/**
  * Adds a write's entry deltas to metadata_value_counts (migration 0020), in the rows of the
  * write's shard, inside its transaction: the write that adds or removes entries keeps their
  * counts exact in the same commit. A value every create carries (`channel=web`) is a hot row:
- * called last, after list_counts and list_buckets (countedRows.ts), so every writer locks counted
- * rows in one order (tables, then keys) and holds these for one round trip and the commit;
- * concurrent writers mostly hold other shards' rows. PostgreSQL: the rows as one array per column
- * (one statement text for any number of rows, prepared once).
+ * written last, after list_counts and list_buckets, so every writer locks counted rows in one
+ * order (tables, then keys) and holds these for one round trip and the commit; concurrent
+ * writers mostly hold other shards' rows. A payment create hands its deltas to
+ * writeCountedRows (countedRows.ts), which writes them in its one statement; an account's
+ * writes, whose other counts are statements of their own, call this after them.
  */
 export async function adjustValueCounts(write: Write, tenantId: string, list: MetadataList, deltas: ValueCountDelta[]): Promise<void> {
   const { trx, shard } = write;
   const rows = valueCountRows(tenantId, list, deltas, shard);
   if (rows.length === 0) return;
   if (write.dialect === 'postgres') {
-    const column = <K extends keyof ValueCountRow>(key: K) => rows.map((r) => r[key]);
-    await sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
-      select ${tenantId}, ${list}, * from unnest(${column('key')}::text[], ${column('value')}::text[], ${column('shard')}::smallint[], ${column('n')}::bigint[])
-      on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`.execute(trx);
+    await valueCountUpsert(tenantId, list, rows, sql`true`).execute(trx);
     return;
   }
   await trx

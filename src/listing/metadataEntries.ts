@@ -7,8 +7,8 @@ import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '.
  * key/value pair of each record's metadata as one row of its entry table. Every write that sets a
  * record's metadata writes its rows in the same transaction, so a list read in one snapshot sees
  * the records and their entries agree. Each function returns the entries it added (+1) and
- * removed (−1): the write adds them to metadata_value_counts (adjustValueCounts) as its last
- * statement, in the same transaction.
+ * removed (−1): the write adds them to metadata_value_counts with its other counted rows, last,
+ * in the same transaction (writeCountedRows, adjustValueCounts).
  */
 /** A record's metadata as its entry rows. */
 export function metadataEntryRows(tenantId: string, recordId: string, metadata: Record<string, string>): MetadataEntryTable[] {

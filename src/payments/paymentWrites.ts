@@ -14,7 +14,6 @@ import { writeCountedRows } from '../counts/countedRows.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
 import { insertMetadataEntries } from '../listing/metadataEntries.ts';
-import { adjustValueCounts } from '../counts/metadataValueCounts.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -106,9 +105,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
   await insertEvents(write, tenantId, events);
   const counts = [...paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })), ...eventCountDeltas(events)];
-  await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row));
-  // After list_counts and list_buckets, as every writer of value counts (adjustValueCounts).
-  await adjustValueCounts(write, tenantId, 'payments', entries);
+  await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row), { list: 'payments', deltas: entries });
   return row;
 }
 
