@@ -47,7 +47,7 @@ export class CreatedRowsTally {
   readonly #slices = TALLIED_SLICES.map(() => new Map<string, SliceTally>());
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
   /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list) and class: rows per finest created_at bucket. */
-  readonly #classes = new Map<string, { currency: string; amountClass: number; finest: Map<number, number> }>();
+  readonly #classes = new Map<string, { currency: string; amountClass: string; finest: Map<number, number> }>();
 
   addAccount(a: { status: string; currency: string }): void {
     const key = `${a.status}\u0000${a.currency}`;
@@ -115,7 +115,7 @@ export class CreatedRowsTally {
 
   /** The amount class rows, in the global order: after every bucketed column's (their sort keys extend `created_at`), by class, level, currency, bucket. */
   *#classRows(tenantId: string, shard: number): Generator<BucketRow> {
-    const tallies = [...this.#classes.values()].sort((a, b) => a.amountClass - b.amountClass || compareText(a.currency, b.currency));
+    const tallies = [...this.#classes.values()].sort((a, b) => compareText(a.amountClass, b.amountClass) || compareText(a.currency, b.currency));
     const classes = [...new Set(tallies.map((t) => t.amountClass))];
     for (const amountClass of classes) {
       for (const level of AMOUNT_CLASS_LEVELS) {
