@@ -79,6 +79,9 @@ const AMOUNT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
   }),
 ];
 
+/** Every class, in amount order. */
+export const AMOUNT_CLASSES_IN_ORDER: readonly string[] = AMOUNT_CLASSES.map((c) => c.amountClass);
+
 /** The position in AMOUNT_CLASSES of the class whose least amount is `value`: undefined when `value` is no class's least amount. */
 function classStartingAt(value: number): number | undefined {
   const i = AMOUNT_CLASSES.findIndex((c) => c.first === value);

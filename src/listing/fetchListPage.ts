@@ -33,7 +33,7 @@ import {
 } from './listPageQueries.ts';
 import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
 import { amountClassesOfQuery } from './amountClassRanges.ts';
-import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
+import { AMOUNT_CLASSES_IN_ORDER, amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
@@ -250,13 +250,17 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
   const classes = amountClassesOfQuery(query);
   if (!classes) return undefined;
+  // Whichever are fewer: the classes in the range, or created_at's own buckets less those outside it.
+  const outside = AMOUNT_CLASSES_IN_ORDER.filter((c) => !classes.includes(c));
+  const subtractKeys = outside.length + 1 < classes.length;
   return {
     tenantId: list.scope.tenantId,
     slice: ranged.slice,
     kind: ranged.kind,
     column: 'created_at',
     direction: first.direction,
-    sortKeys: classes.map(amountClassSortKey),
+    sortKeys: (subtractKeys ? outside : classes).map(amountClassSortKey),
+    ...(subtractKeys ? { subtractKeys } : {}),
   };
 }
 
@@ -486,7 +490,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.accountId !== undefined,
     scope.endpointId !== undefined,
     query.sort,
-    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null] : 'offset',
+    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null, search.subtractKeys === true] : 'offset',
     list.walk === true,
     list.probe === true,
     list.chooseMetadata ?? null,
