@@ -23,9 +23,14 @@ import { bucketLevels } from './sortBuckets.ts';
  * Kept in list_buckets beside the one-dimensional buckets, with the sort key `created_at.aDDLF`:
  * DD the number of digits (00 for a negative amount), L the lead digit and F 0 for the round
  * value itself, 1 for the interval above it (0100 is 0), so that the text order of the keys is
- * the order of the amounts. On the created_at tenant levels down to the hour (16 days, day,
- * hour), for the whole list and for one currency: 6 rows per create, in the same upsert as the
- * others. A status change moves none of them (neither created_at, amount nor currency changes).
+ * the order of the amounts. Beside them, 0021's coarser classes stay counted too: an amount's
+ * number of digits (`created_at.aNN`, 00 for a negative amount, 01 for 0–9), which a range
+ * whose ends are 0, a power of ten or open is made of. Such a range reads those (a few keys a
+ * level) rather than the finer ones (18 a number of digits): the finer classes alone made its
+ * deep page twice as dear on PostgreSQL (docs/performance.md). On the created_at tenant levels
+ * down to the hour (16 days, day, hour), for the whole list and for one currency: 12 rows per
+ * create (6 of each kind), in the same upsert as the others. A status change moves none of them
+ * (neither created_at, amount nor currency changes).
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
 
@@ -48,6 +53,17 @@ export function amountClassSql(dialect: Dialect): string {
   const dd = dialect === 'postgres' ? `lpad(length(${text})::text, 2, '0')` : `substr('0' || length(${text}), -2, 2)`;
   return `(case when amount < 0 then '0000' when length(${text}) > ${ONE_DIGIT_CLASSES_UP_TO} then ${dd} || '00'
     else ${dd} || substr(${text}, 1, 1) || case when ltrim(substr(${text}, 2), '0') = '' then '0' else '1' end end)`;
+}
+
+/** An amount's number of digits as 0021 counts it: its coarser class (`00` below 0, `01` for 0–9). */
+export function digitClassOf(amount: number): string {
+  return amount < 0 ? '00' : String(String(Math.trunc(amount)).length).padStart(2, '0');
+}
+
+/** The same as SQL. */
+export function digitClassSql(dialect: Dialect): string {
+  const digits = '(case when amount < 0 then 0 else length(cast(amount as text)) end)';
+  return dialect === 'postgres' ? `lpad(${digits}::text, 2, '0')` : `substr('0' || ${digits}, -2, 2)`;
 }
 
 /** The list_buckets sort key of one class's created_at buckets. */
@@ -100,6 +116,40 @@ export function amountClassesOf(low: number | undefined, high: number | undefine
   return AMOUNT_CLASSES.slice(first, after).map((c) => c.amountClass);
 }
 
+/** The coarser classes, in amount order, with their least amounts. */
+const DIGIT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
+  { amountClass: digitClassOf(-1), first: -Infinity },
+  { amountClass: digitClassOf(0), first: 0 },
+  ...Array.from({ length: LARGEST_DIGITS - 1 }, (_, i) => 10 ** (i + 1)).map((first) => ({ amountClass: digitClassOf(first), first })),
+];
+
+/** Every coarser class, in amount order. */
+export const DIGIT_CLASSES_IN_ORDER: readonly string[] = DIGIT_CLASSES.map((c) => c.amountClass);
+
+/** The coarser classes an amount range is made of exactly (ends as for amountClassesOf), or undefined. */
+export function digitClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
+  const at = (value: number) => {
+    const i = DIGIT_CLASSES.findIndex((c) => c.first === value);
+    return i < 0 ? undefined : i;
+  };
+  const first = low === undefined ? 0 : at(low);
+  const after = high === undefined ? DIGIT_CLASSES.length : at(high);
+  if (first === undefined || after === undefined || after <= first) return undefined;
+  return DIGIT_CLASSES.slice(first, after).map((c) => c.amountClass);
+}
+
+/**
+ * The classes an amount range is read from: the coarser ones when it is made of them (fewer
+ * keys and rows a level), else the one-significant-digit ones; with every class of that kind
+ * (the descent may read the classes outside the range instead). Undefined when neither makes it.
+ */
+export function amountClassRun(low: number | undefined, high: number | undefined): { classes: string[]; all: readonly string[] } | undefined {
+  const digits = digitClassesOf(low, high);
+  if (digits) return { classes: digits, all: DIGIT_CLASSES_IN_ORDER };
+  const finer = amountClassesOf(low, high);
+  return finer && { classes: finer, all: AMOUNT_CLASSES_IN_ORDER };
+}
+
 export interface AmountClassDelta extends SliceKey {
   sortKey: string;
   level: number;
@@ -107,18 +157,27 @@ export interface AmountClassDelta extends SliceKey {
   delta: number;
 }
 
+/** The sort keys a payment's amount is counted under: its coarser class's and its finer class's. */
+export function amountClassSortKeys(amount: number): [string, string] {
+  return [amountClassSortKey(digitClassOf(amount)), amountClassSortKey(amountClassOf(amount))];
+}
+
 /** What a payment adds to (delta 1) or takes from (-1) the class counts. */
 export function amountClassDeltas(p: { currency: string; created_at: string; amount: number }, delta: number): AmountClassDelta[] {
   const at = Date.parse(p.created_at);
-  const sortKey = amountClassSortKey(amountClassOf(p.amount));
-  return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+  return amountClassSortKeys(p.amount).flatMap((sortKey) =>
+    AMOUNT_CLASS_SLICES.flatMap((slice) =>
+      AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+    ),
   );
 }
 
 /** The grouped `INSERT … SELECT`s that rebuild the class counts from the rows (`only`: a where clause, or nothing for every tenant). */
 export function amountClassRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>): Array<RawBuilder<unknown>> {
-  const amountClass = amountClassSql(dialect);
+  return [digitClassSql(dialect), amountClassSql(dialect)].flatMap((amountClass) => classRebuildStatements(dialect, only, amountClass));
+}
+
+function classRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>, amountClass: string): Array<RawBuilder<unknown>> {
   const sortKey = `'created_at.a' || ${amountClass}`;
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
     AMOUNT_CLASS_LEVELS.map((level) => {

@@ -1,4 +1,4 @@
-import { amountClassesOf } from '../counts/amountClassBuckets.ts';
+import { amountClassRun } from '../counts/amountClassBuckets.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 /**
@@ -7,7 +7,7 @@ import type { ListQuery } from '../listquery/parseListQuery.ts';
  * is `lt 5001`); undefined when the list has no amount range, a bound is no safe integer, or
  * the range is not a run of whole classes.
  */
-export function amountClassesOfQuery(query: ListQuery): string[] | undefined {
+export function amountClassesOfQuery(query: ListQuery): { classes: string[]; all: readonly string[] } | undefined {
   let low: number | undefined;
   let high: number | undefined;
   let any = false;
@@ -23,5 +23,5 @@ export function amountClassesOfQuery(query: ListQuery): string[] | undefined {
       high = high === undefined ? to : Math.min(high, to);
     }
   }
-  return any ? amountClassesOf(low, high) : undefined;
+  return any ? amountClassRun(low, high) : undefined;
 }

@@ -33,7 +33,7 @@ import {
 } from './listPageQueries.ts';
 import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
 import { amountClassesOfQuery } from './amountClassRanges.ts';
-import { AMOUNT_CLASSES_IN_ORDER, amountClassSortKey } from '../counts/amountClassBuckets.ts';
+import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
@@ -248,10 +248,11 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
   if (ranged?.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
   const narrowed = narrowedDimensions(ranged.slice);
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
-  const classes = amountClassesOfQuery(query);
-  if (!classes) return undefined;
+  const run = amountClassesOfQuery(query);
+  if (!run) return undefined;
+  const { classes } = run;
   // Whichever are fewer: the classes in the range, or created_at's own buckets less those outside it.
-  const outside = AMOUNT_CLASSES_IN_ORDER.filter((c) => !classes.includes(c));
+  const outside = run.all.filter((c) => !classes.includes(c));
   const subtractKeys = outside.length + 1 < classes.length;
   return {
     tenantId: list.scope.tenantId,

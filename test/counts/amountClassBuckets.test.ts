@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { amountClassesOf, amountClassOf, amountClassSortKey } from '../../src/counts/amountClassBuckets.ts';
+import { amountClassesOf, amountClassOf, amountClassRun, amountClassSortKey, amountClassSortKeys, digitClassesOf, digitClassOf } from '../../src/counts/amountClassBuckets.ts';
 
 /** One-significant-digit values of up to 11 digits (1 … 9, 10, 20 … 90, 100 … 9·10^10), 0, and 10^11 … 10^18 (classes of whole numbers of digits past 11). */
 const ROUNDS = [
@@ -74,5 +74,33 @@ describe('amount classes', () => {
     expect(amountClassesOf(5000, 5001)).toEqual(['0450']);
     expect(amountClassesOf(5001, 6000)).toEqual(['0451']);
     expect(amountClassesOf(undefined, 0)).toEqual(['0000']);
+  });
+
+  it('are also counted by number of digits, the coarser classes 0021 kept, under a sort key of their own', () => {
+    expect([-3, 0, 9, 10, 99, 100, 999, 1000, 5000].map(digitClassOf)).toEqual(['00', '01', '01', '02', '02', '03', '03', '04', '04']);
+    expect(amountClassSortKeys(5000)).toEqual(['created_at.a04', 'created_at.a0450']);
+    expect(digitClassesOf(1000, undefined)).toEqual(Array.from({ length: 16 }, (_, i) => String(i + 4).padStart(2, '0')));
+    expect(digitClassesOf(1000, 10_000)).toEqual(['04']);
+    expect(digitClassesOf(undefined, 0)).toEqual(['00']);
+    expect(digitClassesOf(5000, undefined)).toBeUndefined();
+  });
+
+  it('read a range of powers of ten from the coarser classes and any other placeable range from the finer ones', () => {
+    expect(amountClassRun(1000, undefined)?.classes).toEqual(digitClassesOf(1000, undefined));
+    expect(amountClassRun(0, 100)?.classes).toEqual(['01', '02']);
+    expect(amountClassRun(5000, undefined)?.classes).toEqual(amountClassesOf(5000, undefined));
+    expect(amountClassRun(1000, 5001)?.classes).toEqual(amountClassesOf(1000, 5001));
+    expect(amountClassRun(1500, undefined)).toBeUndefined();
+    // Either way the classes and the amounts they hold agree.
+    for (const [low, high] of [
+      [1000, undefined],
+      [0, 100],
+      [5000, undefined],
+      [1000, 5001],
+    ] as const) {
+      const run = amountClassRun(low, high)!;
+      const classOf = run.all.length === amountClassesOf(undefined, undefined)!.length ? amountClassOf : digitClassOf;
+      for (const a of AMOUNTS) expect(run.classes.includes(classOf(a)), `${a} in [${low}, ${high})`).toBe(a >= low && (high === undefined || a < high));
+    }
   });
 });

@@ -197,8 +197,8 @@ describe('migrations', () => {
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
-      // 0022 (0021's digit classes replaced): 1234 has four digits and lead 1, above the round 1000: class 0411,
-      // its created_at buckets down to the hour for the whole list and its currency.
+      // 0021 and 0022: 1234 has four digits (class 04) and lead 1, above the round 1000 (class 0411),
+      // its created_at buckets down to the hour for the whole list and its currency, in each.
       const classSlices = [
         ['', '', '', ''],
         ['', '', 'USD', ''],
@@ -207,7 +207,9 @@ describe('migrations', () => {
         ...(['amount', 'created_at'] as const).flatMap((sortKey) =>
           slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
         ),
-        ...classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => ['created_at.a0411', level, ...slice, bucket, 1])),
+        ...(['created_at.a04', 'created_at.a0411'] as const).flatMap((sortKey) =>
+          classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
+        ),
       ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
@@ -217,7 +219,7 @@ describe('migrations', () => {
     }
   });
 
-  it('replace the amount classes of digits with classes of one significant digit, counted as a write counts them, and back (0022)', async () => {
+  it('add amount classes of one significant digit beside the classes of digits, counted as a write counts them, and back (0022)', async () => {
     const { db, drop } = await emptyDatabase();
     try {
       const migrator = await migratorFor(db.kysely, db.dialect);
@@ -268,7 +270,9 @@ describe('migrations', () => {
       }
       const classes = await readClasses();
       expect(classes).toEqual([...expected].map(([k, n]) => `${k} ${n}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
-      expect(new Set(classes.map((c) => c.split(' ')[0]))).toEqual(
+      // 0021's classes stay as they were; the finer ones come beside them.
+      expect(classes.filter((c) => c.split(' ')[0].length === 'created_at.a04'.length)).toEqual(digitClasses);
+      expect(new Set(classes.map((c) => c.split(' ')[0]).filter((k) => k.length > 'created_at.a04'.length))).toEqual(
         new Set(
           [
             '0000',

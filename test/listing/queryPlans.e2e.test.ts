@@ -128,7 +128,8 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     const page = bucketPageQuery(database.db.kysely, database.db.dialect, 'payments', { tenantId: 'ten_x' }, query, { page: 51, perPage: 100, offset: 5000 });
     if (!page) throw new Error(`${request}: no bucket page`);
     const compiled = page.compile();
-    expect(compiled.sql).toMatch(/sort_key in \('created_at(\.a\d{4})?', 'created_at\.a/);
+    expect(compiled.sql).toMatch(/sort_key in \('created_at(\.a\d{2}|\.a\d{4})?'(, 'created_at\.a\d+')*\)/);
+    expect(compiled.sql).toMatch(/sort_key in \([^)]*'created_at\.a\d/);
     const plan = await explain(page);
     const why = plan.lines.join('\n');
     expect(plan.fullScan, why).toBe(false);
