@@ -123,9 +123,6 @@ const DIGIT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
   ...Array.from({ length: LARGEST_DIGITS - 1 }, (_, i) => 10 ** (i + 1)).map((first) => ({ amountClass: digitClassOf(first), first })),
 ];
 
-/** Every coarser class, in amount order. */
-export const DIGIT_CLASSES_IN_ORDER: readonly string[] = DIGIT_CLASSES.map((c) => c.amountClass);
-
 /** The coarser classes an amount range is made of exactly (ends as for amountClassesOf), or undefined. */
 export function digitClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
   const at = (value: number) => {
@@ -138,16 +135,34 @@ export function digitClassesOf(low: number | undefined, high: number | undefined
   return DIGIT_CLASSES.slice(first, after).map((c) => c.amountClass);
 }
 
+/** The finer classes of each number of digits (the first two characters of a class), in order. */
+const FINER_BY_DIGITS = Map.groupBy(AMOUNT_CLASSES_IN_ORDER, (c) => c.slice(0, 2));
+
 /**
- * The classes an amount range is read from: the coarser ones when it is made of them (fewer
- * keys and rows a level), else the one-significant-digit ones; with every class of that kind
- * (the descent may read the classes outside the range instead). Undefined when neither makes it.
+ * Classes of either kind making exactly the amounts of these finer classes: every number of
+ * digits whose finer classes are all there is its one coarser class instead (`04` for the 18
+ * classes of 1000–9999), so a range reads as few keys and rows as it can.
  */
-export function amountClassRun(low: number | undefined, high: number | undefined): { classes: string[]; all: readonly string[] } | undefined {
-  const digits = digitClassesOf(low, high);
-  if (digits) return { classes: digits, all: DIGIT_CLASSES_IN_ORDER };
+function coarsened(finer: readonly string[]): string[] {
+  const chosen = new Set(finer);
+  return [...FINER_BY_DIGITS].flatMap(([digits, all]) => {
+    const here = all.filter((c) => chosen.has(c));
+    return here.length === all.length ? [digits] : here;
+  });
+}
+
+/**
+ * The classes, of either kind, an amount range is read from: those it is made of (`inside`),
+ * and those of the rest of the amounts (`outside`: the descent may read created_at's own buckets
+ * less these instead, when they are fewer). `gte 5000` is the finer classes of 5000–9999 and the
+ * coarser ones from 5 digits on, or everything less the coarser classes below 1000 and the finer
+ * ones of 1000–4999. Undefined when the range is not made of whole classes.
+ */
+export function amountClassRun(low: number | undefined, high: number | undefined): { inside: string[]; outside: string[] } | undefined {
   const finer = amountClassesOf(low, high);
-  return finer && { classes: finer, all: AMOUNT_CLASSES_IN_ORDER };
+  if (!finer) return undefined;
+  const inRange = new Set(finer);
+  return { inside: coarsened(finer), outside: coarsened(AMOUNT_CLASSES_IN_ORDER.filter((c) => !inRange.has(c))) };
 }
 
 export interface AmountClassDelta extends SliceKey {

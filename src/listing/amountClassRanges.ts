@@ -7,7 +7,7 @@ import type { ListQuery } from '../listquery/parseListQuery.ts';
  * is `lt 5001`); undefined when the list has no amount range, a bound is no safe integer, or
  * the range is not a run of whole classes.
  */
-export function amountClassesOfQuery(query: ListQuery): { classes: string[]; all: readonly string[] } | undefined {
+export function amountClassesOfQuery(query: ListQuery): { inside: string[]; outside: string[] } | undefined {
   let low: number | undefined;
   let high: number | undefined;
   let any = false;

@@ -250,17 +250,16 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
   const run = amountClassesOfQuery(query);
   if (!run) return undefined;
-  const { classes } = run;
+  const { inside, outside } = run;
   // Whichever are fewer: the classes in the range, or created_at's own buckets less those outside it.
-  const outside = run.all.filter((c) => !classes.includes(c));
-  const subtractKeys = outside.length + 1 < classes.length;
+  const subtractKeys = outside.length + 1 < inside.length;
   return {
     tenantId: list.scope.tenantId,
     slice: ranged.slice,
     kind: ranged.kind,
     column: 'created_at',
     direction: first.direction,
-    sortKeys: (subtractKeys ? outside : classes).map(amountClassSortKey),
+    sortKeys: (subtractKeys ? outside : inside).map(amountClassSortKey),
     ...(subtractKeys ? { subtractKeys } : {}),
   };
 }

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { amountClassesOf, amountClassOf, amountClassRun, amountClassSortKey, amountClassSortKeys, digitClassesOf, digitClassOf } from '../../src/counts/amountClassBuckets.ts';
+import {
+  amountClassesOf,
+  amountClassOf,
+  amountClassRun,
+  amountClassSortKey,
+  amountClassSortKeys,
+  digitClassesOf,
+  digitClassOf,
+} from '../../src/counts/amountClassBuckets.ts';
 
 /** One-significant-digit values of up to 11 digits (1 … 9, 10, 20 … 90, 100 … 9·10^10), 0, and 10^11 … 10^18 (classes of whole numbers of digits past 11). */
 const ROUNDS = [
@@ -85,22 +93,41 @@ describe('amount classes', () => {
     expect(digitClassesOf(5000, undefined)).toBeUndefined();
   });
 
-  it('read a range of powers of ten from the coarser classes and any other placeable range from the finer ones', () => {
-    expect(amountClassRun(1000, undefined)?.classes).toEqual(digitClassesOf(1000, undefined));
-    expect(amountClassRun(0, 100)?.classes).toEqual(['01', '02']);
-    expect(amountClassRun(5000, undefined)?.classes).toEqual(amountClassesOf(5000, undefined));
-    expect(amountClassRun(1000, 5001)?.classes).toEqual(amountClassesOf(1000, 5001));
+  it('read a range from the fewest classes of either kind: whole numbers of digits coarse, the rest fine', () => {
+    expect(amountClassRun(1000, undefined)?.inside).toEqual(digitClassesOf(1000, undefined));
+    expect(amountClassRun(1000, undefined)?.outside).toEqual(['00', '01', '02', '03']);
+    expect(amountClassRun(0, 100)?.inside).toEqual(['01', '02']);
+    expect(amountClassRun(5000, undefined)?.inside).toEqual([
+      '0450',
+      '0451',
+      '0460',
+      '0461',
+      '0470',
+      '0471',
+      '0480',
+      '0481',
+      '0490',
+      '0491',
+      ...digitClassesOf(10_000, undefined)!,
+    ]);
+    expect(amountClassRun(5000, undefined)?.outside).toEqual(['00', '01', '02', '03', '0410', '0411', '0420', '0421', '0430', '0431', '0440', '0441']);
     expect(amountClassRun(1500, undefined)).toBeUndefined();
-    // Either way the classes and the amounts they hold agree.
+    // Either way, the classes inside hold exactly the range's amounts and those outside the rest.
+    const classesOf = (a: number) => [digitClassOf(a), amountClassOf(a)];
     for (const [low, high] of [
       [1000, undefined],
       [0, 100],
       [5000, undefined],
       [1000, 5001],
+      [21, 500],
+      [undefined, 0],
     ] as const) {
       const run = amountClassRun(low, high)!;
-      const classOf = run.all.length === amountClassesOf(undefined, undefined)!.length ? amountClassOf : digitClassOf;
-      for (const a of AMOUNTS) expect(run.classes.includes(classOf(a)), `${a} in [${low}, ${high})`).toBe(a >= low && (high === undefined || a < high));
+      for (const a of AMOUNTS) {
+        const inRange = (low === undefined || a >= low) && (high === undefined || a < high);
+        const hits = (classes: string[]) => classesOf(a).filter((c) => classes.includes(c)).length;
+        expect([hits(run.inside), hits(run.outside)], `${a} in [${low}, ${high})`).toEqual(inRange ? [1, 0] : [0, 1]);
+      }
     }
   });
 });

@@ -221,7 +221,7 @@ describe(`amount class descents' reads of list_buckets (${TEST_DIALECT})`, () =>
       const query = parseListQuery(paymentListSpec, parseQueryString(request) as RawListQuery);
       const page = bucketPageQuery(database.db.kysely, database.db.dialect, 'payments', { tenantId: 'ten_x' }, query, { page: 51, perPage: 100, offset: 5000 });
       if (!page) throw new Error(`${request}: no bucket page`);
-      expect(page.compile().sql).toMatch(/sort_key in \('created_at(\.a\d{4})?', 'created_at\.a/);
+      expect(page.compile().sql).toMatch(/sort_key in \('created_at(\.a\d{2}|\.a\d{4})?', 'created_at\.a/);
       const plan = await explainPlan(database.db.kysely, database.db.dialect, page, { forceIndexes: true });
       const why = plan.lines.join('\n');
       const reads =
