@@ -76,6 +76,17 @@ export function filterLists({ busiestAccount, month }: ShapeValues): FilterList[
     { name: 'a month × filter[status]=succeeded', query: `${monthQuery}&filter[status]=succeeded`, sort: '-created_at' },
     { name: 'filter[amount][gte]=1000&[lt]=10000 × filter[currency]=EUR', query: 'filter[amount][gte]=1000&filter[amount][lt]=10000&filter[currency]=EUR', sort: 'amount' },
   ];
+  // Amount ranges on one-significant-digit ends (amountClassBuckets.ts: placed by the classes'
+  // created_at buckets since migration 0022, row by row before), one on no class edge (row by row
+  // still), and a selective one (a fraction of a percent of the rows), default sort.
+  const amountClasses = [
+    { name: 'filter[amount][gte]=5000', query: 'filter[amount][gte]=5000' },
+    { name: 'filter[amount][gte]=1000&[lte]=5000 × filter[currency]=EUR', query: 'filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lte]=5000' },
+    { name: 'filter[amount][gt]=2000', query: 'filter[amount][gt]=2000' },
+    { name: 'filter[amount][gte]=1500 (no class edge)', query: 'filter[amount][gte]=1500' },
+    // The seed's amounts run from 100 up; 100 itself is ~0.06 % of the payments.
+    { name: 'filter[amount][lte]=100 (selective)', query: 'filter[amount][lte]=100' },
+  ];
   // Metadata search (issue 31 item 4): a common value (a fifteenth of the payments: the seed gives a
   // fifth a `channel` of three), the same × a status sorted by amount, a rare value (the seed gives
   // about 1 % `tier=gold`, seedRows.ts) and two keys (`channel=web` and `tier=gold`: ~0.07 %).
@@ -94,6 +105,7 @@ export function filterLists({ busiestAccount, month }: ShapeValues): FilterList[
       { name, query },
       { name: `${name}, sort=${sort}`, query: `${query}&sort=${sort}` },
     ]),
+    ...amountClasses,
     ...metadata,
   ];
 }

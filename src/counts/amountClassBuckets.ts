@@ -7,34 +7,68 @@ import { bucketLevels } from './sortBuckets.ts';
  * Counts in two dimensions (issue 31 item 2): a payment's `created_at` buckets counted per
  * amount class, so that a deep page of an amount range sorted by `created_at` is placed by the
  * same bucket descent as any other (listing/findInBuckets.ts), summing only the classes the range
- * is made of. An amount's class is its number of decimal digits (0 for a negative amount):
- * class d ≥ 2 holds [10^(d-1), 10^d), class 1 holds [0, 10). A range whose ends are 0, a power
- * of ten or open is exactly a run of classes (`filter[amount][gte]=1000` is classes 4 and up);
- * other ranges keep the row-by-row ways (docs/performance.md, "Counts in two dimensions").
+ * is made of.
  *
- * Kept in list_buckets (migration 0021) beside the one-dimensional buckets, with the sort key
- * `created_at.aNN` (NN the class, two digits, so the text order is the class order), on the
- * created_at tenant levels down to the hour (16 days, day, hour), for the whole list and for one
- * currency: 6 rows per create, in the same upsert as the others. A status change moves none of
- * them (neither created_at, amount nor currency changes).
+ * An amount's class (migration 0022; 0021 counted numbers of digits) is one significant digit
+ * wide, with the round values as classes of their own: for an amount v ≥ 1 of d digits whose
+ * lead digit is L, with R = L·10^(d-1), the class is {R} when v = R and the open interval
+ * (R, (L+1)·10^(d-1)) otherwise; 0 is the class {0}, and every negative amount one class below
+ * all. Past ONE_DIGIT_CLASSES_UP_TO digits (amounts the API does not take, MAX_AMOUNT has 11) a
+ * class is again a whole number of digits, so that an open range's classes stay few. A range
+ * whose whole-number ends (`gt v` is `gte v+1`, `lte v` is `lt v+1`) are each open, 0, R or R+1
+ * for a one-significant-digit R is exactly a run of classes: `gte 5000`, `gt 5000`, `lte 5000`,
+ * `gte 1000 & lte 5000`, `gt 20 & lt 500` (and every power-of-ten range, as before); other
+ * ranges keep the row-by-row ways (docs/performance.md, "Counts in two dimensions").
+ *
+ * Kept in list_buckets beside the one-dimensional buckets, with the sort key `created_at.aDDLF`:
+ * DD the number of digits (00 for a negative amount), L the lead digit and F 0 for the round
+ * value itself, 1 for the interval above it (0100 is 0), so that the text order of the keys is
+ * the order of the amounts. Beside them, 0021's coarser classes stay counted too: an amount's
+ * number of digits (`created_at.aNN`, 00 for a negative amount, 01 for 0–9), which a range
+ * whose ends are 0, a power of ten or open is made of. Such a range reads those (a few keys a
+ * level) rather than the finer ones (18 a number of digits): the finer classes alone made its
+ * deep page twice as dear on PostgreSQL (docs/performance.md). On the created_at tenant levels
+ * down to the hour (16 days, day, hour), for the whole list and for one currency: 12 rows per
+ * create (6 of each kind), in the same upsert as the others. A status change moves none of them
+ * (neither created_at, amount nor currency changes).
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
 
-const LARGEST_CLASS = 19; // 9223372036854775807 has 19 digits
+const LARGEST_DIGITS = 19; // 9223372036854775807 has 19 digits
+/** Amounts of up to this many digits have one-significant-digit classes; longer ones a class per number of digits. */
+const ONE_DIGIT_CLASSES_UP_TO = 11;
 
-/** The class of an amount. */
-export function amountClassOf(amount: number): number {
-  return amount < 0 ? 0 : String(Math.trunc(amount)).length;
+/** The class of an amount (the sort key's part after `created_at.a`). */
+export function amountClassOf(amount: number): string {
+  if (amount < 0) return '0000';
+  const digits = String(Math.trunc(amount));
+  const dd = String(digits.length).padStart(2, '0');
+  if (digits.length > ONE_DIGIT_CLASSES_UP_TO) return `${dd}00`;
+  return `${dd}${digits[0]}${/^0*$/.test(digits.slice(1)) ? '0' : '1'}`;
 }
 
-/** The same as SQL, for rebuilding the counts from rows. */
-export function amountClassSql(): string {
-  return '(case when amount < 0 then 0 else length(cast(amount as text)) end)';
+/** The same as SQL, for rebuilding the counts from rows (the same text on both databases but for the zero padding). */
+export function amountClassSql(dialect: Dialect): string {
+  const text = 'cast(amount as text)';
+  const dd = dialect === 'postgres' ? `lpad(length(${text})::text, 2, '0')` : `substr('0' || length(${text}), -2, 2)`;
+  return `(case when amount < 0 then '0000' when length(${text}) > ${ONE_DIGIT_CLASSES_UP_TO} then ${dd} || '00'
+    else ${dd} || substr(${text}, 1, 1) || case when ltrim(substr(${text}, 2), '0') = '' then '0' else '1' end end)`;
+}
+
+/** An amount's number of digits as 0021 counts it: its coarser class (`00` below 0, `01` for 0–9). */
+export function digitClassOf(amount: number): string {
+  return amount < 0 ? '00' : String(String(Math.trunc(amount)).length).padStart(2, '0');
+}
+
+/** The same as SQL. */
+export function digitClassSql(dialect: Dialect): string {
+  const digits = '(case when amount < 0 then 0 else length(cast(amount as text)) end)';
+  return dialect === 'postgres' ? `lpad(${digits}::text, 2, '0')` : `substr('0' || ${digits}, -2, 2)`;
 }
 
 /** The list_buckets sort key of one class's created_at buckets. */
-export function amountClassSortKey(amountClass: number): string {
-  return `created_at.a${String(amountClass).padStart(2, '0')}`;
+export function amountClassSortKey(amountClass: string): string {
+  return `created_at.a${amountClass}`;
 }
 
 /**
@@ -45,11 +79,29 @@ export function amountClassSortKey(amountClass: number): string {
  */
 export const AMOUNT_CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((level) => level.level <= 2);
 
-/** The class holding [low, …): undefined when `low` is no class's first value. */
-function classStartingAt(low: number): number | undefined {
-  if (low === 0) return 1;
-  for (let d = 2; d <= LARGEST_CLASS; d++) if (low === 10 ** (d - 1)) return d;
-  return undefined;
+/**
+ * Every class that can hold a whole amount, in amount order, with its least amount (the
+ * negative class's is -Infinity). The intervals above 1 … 9 hold no whole amount and are left out.
+ */
+const AMOUNT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
+  { amountClass: amountClassOf(-1), first: -Infinity },
+  { amountClass: amountClassOf(0), first: 0 },
+  ...Array.from({ length: LARGEST_DIGITS }, (_, i) => i + 1).flatMap((d) => {
+    const unit = 10 ** (d - 1);
+    if (d > ONE_DIGIT_CLASSES_UP_TO) return [{ amountClass: amountClassOf(unit), first: unit }];
+    return Array.from({ length: 9 }, (_, i) => (i + 1) * unit).flatMap((round) =>
+      d === 1 ? [{ amountClass: amountClassOf(round), first: round }] : [round, round + 1].map((first) => ({ amountClass: amountClassOf(first), first })),
+    );
+  }),
+];
+
+/** Every class, in amount order. */
+export const AMOUNT_CLASSES_IN_ORDER: readonly string[] = AMOUNT_CLASSES.map((c) => c.amountClass);
+
+/** The position in AMOUNT_CLASSES of the class whose least amount is `value`: undefined when `value` is no class's least amount. */
+function classStartingAt(value: number): number | undefined {
+  const i = AMOUNT_CLASSES.findIndex((c) => c.first === value);
+  return i < 0 ? undefined : i;
 }
 
 /**
@@ -57,11 +109,60 @@ function classStartingAt(low: number): number | undefined {
  * `high` exclusive, either undefined when open; undefined when the range is not a run of whole
  * classes, or is empty.
  */
-export function amountClassesOf(low: number | undefined, high: number | undefined): number[] | undefined {
+export function amountClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
   const first = low === undefined ? 0 : classStartingAt(low);
-  const after = high === undefined ? LARGEST_CLASS + 1 : classStartingAt(high);
+  const after = high === undefined ? AMOUNT_CLASSES.length : classStartingAt(high);
   if (first === undefined || after === undefined || after <= first) return undefined;
-  return Array.from({ length: after - first }, (_, i) => first + i);
+  return AMOUNT_CLASSES.slice(first, after).map((c) => c.amountClass);
+}
+
+/** The coarser classes, in amount order, with their least amounts. */
+const DIGIT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
+  { amountClass: digitClassOf(-1), first: -Infinity },
+  { amountClass: digitClassOf(0), first: 0 },
+  ...Array.from({ length: LARGEST_DIGITS - 1 }, (_, i) => 10 ** (i + 1)).map((first) => ({ amountClass: digitClassOf(first), first })),
+];
+
+/** The coarser classes an amount range is made of exactly (ends as for amountClassesOf), or undefined. */
+export function digitClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
+  const at = (value: number) => {
+    const i = DIGIT_CLASSES.findIndex((c) => c.first === value);
+    return i < 0 ? undefined : i;
+  };
+  const first = low === undefined ? 0 : at(low);
+  const after = high === undefined ? DIGIT_CLASSES.length : at(high);
+  if (first === undefined || after === undefined || after <= first) return undefined;
+  return DIGIT_CLASSES.slice(first, after).map((c) => c.amountClass);
+}
+
+/** The finer classes of each number of digits (the first two characters of a class), in order. */
+const FINER_BY_DIGITS = Map.groupBy(AMOUNT_CLASSES_IN_ORDER, (c) => c.slice(0, 2));
+
+/**
+ * Classes of either kind making exactly the amounts of these finer classes: every number of
+ * digits whose finer classes are all there is its one coarser class instead (`04` for the 18
+ * classes of 1000–9999), so a range reads as few keys and rows as it can.
+ */
+function coarsened(finer: readonly string[]): string[] {
+  const chosen = new Set(finer);
+  return [...FINER_BY_DIGITS].flatMap(([digits, all]) => {
+    const here = all.filter((c) => chosen.has(c));
+    return here.length === all.length ? [digits] : here;
+  });
+}
+
+/**
+ * The classes, of either kind, an amount range is read from: those it is made of (`inside`),
+ * and those of the rest of the amounts (`outside`: the descent may read created_at's own buckets
+ * less these instead, when they are fewer). `gte 5000` is the finer classes of 5000–9999 and the
+ * coarser ones from 5 digits on, or everything less the coarser classes below 1000 and the finer
+ * ones of 1000–4999. Undefined when the range is not made of whole classes.
+ */
+export function amountClassRun(low: number | undefined, high: number | undefined): { inside: string[]; outside: string[] } | undefined {
+  const finer = amountClassesOf(low, high);
+  if (!finer) return undefined;
+  const inRange = new Set(finer);
+  return { inside: coarsened(finer), outside: coarsened(AMOUNT_CLASSES_IN_ORDER.filter((c) => !inRange.has(c))) };
 }
 
 export interface AmountClassDelta extends SliceKey {
@@ -71,19 +172,28 @@ export interface AmountClassDelta extends SliceKey {
   delta: number;
 }
 
+/** The sort keys a payment's amount is counted under: its coarser class's and its finer class's. */
+export function amountClassSortKeys(amount: number): [string, string] {
+  return [amountClassSortKey(digitClassOf(amount)), amountClassSortKey(amountClassOf(amount))];
+}
+
 /** What a payment adds to (delta 1) or takes from (-1) the class counts. */
 export function amountClassDeltas(p: { currency: string; created_at: string; amount: number }, delta: number): AmountClassDelta[] {
   const at = Date.parse(p.created_at);
-  const sortKey = amountClassSortKey(amountClassOf(p.amount));
-  return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+  return amountClassSortKeys(p.amount).flatMap((sortKey) =>
+    AMOUNT_CLASS_SLICES.flatMap((slice) =>
+      AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+    ),
   );
 }
 
 /** The grouped `INSERT … SELECT`s that rebuild the class counts from the rows (`only`: a where clause, or nothing for every tenant). */
 export function amountClassRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>): Array<RawBuilder<unknown>> {
-  const amountClass = amountClassSql();
-  const sortKey = `'created_at.a' || ${dialect === 'postgres' ? `lpad(${amountClass}::text, 2, '0')` : `substr('0' || ${amountClass}, -2, 2)`}`;
+  return [digitClassSql(dialect), amountClassSql(dialect)].flatMap((amountClass) => classRebuildStatements(dialect, only, amountClass));
+}
+
+function classRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>, amountClass: string): Array<RawBuilder<unknown>> {
+  const sortKey = `'created_at.a' || ${amountClass}`;
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
     AMOUNT_CLASS_LEVELS.map((level) => {
       const byCurrency = slice.dims.includes('currency');

@@ -1,6 +1,6 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
 import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
-import { AMOUNT_CLASS_LEVELS, amountClassOf, amountClassSortKey } from './amountClassBuckets.ts';
+import { AMOUNT_CLASS_LEVELS, amountClassSortKeys } from './amountClassBuckets.ts';
 import { sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './sortBuckets.ts';
 
@@ -46,8 +46,8 @@ export class CreatedRowsTally {
   /** Per bucketed slice (TALLIED_SLICES' order), its tallies by the slice's dimension values. */
   readonly #slices = TALLIED_SLICES.map(() => new Map<string, SliceTally>());
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
-  /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list) and class: rows per finest created_at bucket. */
-  readonly #classes = new Map<string, { currency: string; amountClass: number; finest: Map<number, number> }>();
+  /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list) and class sort key (both kinds): rows per finest created_at bucket. */
+  readonly #classes = new Map<string, { currency: string; sortKey: string; finest: Map<number, number> }>();
 
   addAccount(a: { status: string; currency: string }): void {
     const key = `${a.status}\u0000${a.currency}`;
@@ -70,13 +70,14 @@ export class CreatedRowsTally {
       if (!tally) this.#slices[s].set(key, (tally = { ...sliceKeyOf(p, dims), kind, finest: BUCKETED_COLUMNS.map(() => new Map()) }));
       for (let c = 0; c < finest.length; c++) add(tally.finest[c], finest[c].of(this.#values[c]), 1);
     }
-    const amountClass = amountClassOf(p.amount);
     const at = CLASS_FINEST.of(Date.parse(p.created_at));
-    for (const currency of ['', p.currency]) {
-      const key = `${currency}\u0000${amountClass}`;
-      let tally = this.#classes.get(key);
-      if (!tally) this.#classes.set(key, (tally = { currency, amountClass, finest: new Map() }));
-      add(tally.finest, at, 1);
+    for (const sortKey of amountClassSortKeys(p.amount)) {
+      for (const currency of ['', p.currency]) {
+        const key = `${currency}\u0000${sortKey}`;
+        let tally = this.#classes.get(key);
+        if (!tally) this.#classes.set(key, (tally = { currency, sortKey, finest: new Map() }));
+        add(tally.finest, at, 1);
+      }
     }
   }
 
@@ -113,15 +114,15 @@ export class CreatedRowsTally {
     yield* this.#classRows(tenantId, shard);
   }
 
-  /** The amount class rows, in the global order: after every bucketed column's (their sort keys extend `created_at`), by class, level, currency, bucket. */
+  /** The amount class rows, in the global order: after every bucketed column's (their sort keys extend `created_at`), by sort key, level, currency, bucket. */
   *#classRows(tenantId: string, shard: number): Generator<BucketRow> {
-    const tallies = [...this.#classes.values()].sort((a, b) => a.amountClass - b.amountClass || compareText(a.currency, b.currency));
-    const classes = [...new Set(tallies.map((t) => t.amountClass))];
-    for (const amountClass of classes) {
+    const tallies = [...this.#classes.values()].sort((a, b) => compareText(a.sortKey, b.sortKey) || compareText(a.currency, b.currency));
+    const sortKeys = [...new Set(tallies.map((t) => t.sortKey))];
+    for (const sortKey of sortKeys) {
       for (const level of AMOUNT_CLASS_LEVELS) {
         for (const tally of tallies) {
-          if (tally.amountClass !== amountClass) continue;
-          yield* levelRows(tenantId, shard, amountClassSortKey(amountClass), level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);
+          if (tally.sortKey !== sortKey) continue;
+          yield* levelRows(tenantId, shard, sortKey, level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);
         }
       }
     }

@@ -1,13 +1,13 @@
-import { amountClassesOf } from '../counts/amountClassBuckets.ts';
+import { amountClassRun } from '../counts/amountClassBuckets.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 /**
  * The amount classes (counts/amountClassBuckets.ts) that a list's `amount` range conditions
- * select exactly, every bound taken together as whole numbers (`gt 999` is `gte 1000`, `lte 9999`
- * is `lt 10000`); undefined when the list has no amount range, a bound is no safe integer, or
+ * select exactly, every bound taken together as whole numbers (`gt 4999` is `gte 5000`, `lte 5000`
+ * is `lt 5001`); undefined when the list has no amount range, a bound is no safe integer, or
  * the range is not a run of whole classes.
  */
-export function amountClassesOfQuery(query: ListQuery): number[] | undefined {
+export function amountClassesOfQuery(query: ListQuery): { inside: string[]; outside: string[] } | undefined {
   let low: number | undefined;
   let high: number | undefined;
   let any = false;
@@ -23,5 +23,5 @@ export function amountClassesOfQuery(query: ListQuery): number[] | undefined {
       high = high === undefined ? to : Math.min(high, to);
     }
   }
-  return any ? amountClassesOf(low, high) : undefined;
+  return any ? amountClassRun(low, high) : undefined;
 }

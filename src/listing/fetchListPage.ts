@@ -248,15 +248,19 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
   if (ranged?.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
   const narrowed = narrowedDimensions(ranged.slice);
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
-  const classes = amountClassesOfQuery(query);
-  if (!classes) return undefined;
+  const run = amountClassesOfQuery(query);
+  if (!run) return undefined;
+  const { inside, outside } = run;
+  // Whichever are fewer: the classes in the range, or created_at's own buckets less those outside it.
+  const subtractKeys = outside.length + 1 < inside.length;
   return {
     tenantId: list.scope.tenantId,
     slice: ranged.slice,
     kind: ranged.kind,
     column: 'created_at',
     direction: first.direction,
-    sortKeys: classes.map(amountClassSortKey),
+    sortKeys: (subtractKeys ? outside : inside).map(amountClassSortKey),
+    ...(subtractKeys ? { subtractKeys } : {}),
   };
 }
 
@@ -486,7 +490,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.accountId !== undefined,
     scope.endpointId !== undefined,
     query.sort,
-    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null] : 'offset',
+    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null, search.subtractKeys === true] : 'offset',
     list.walk === true,
     list.probe === true,
     list.chooseMetadata ?? null,

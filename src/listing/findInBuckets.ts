@@ -18,6 +18,12 @@ export interface BucketSearch {
    * counted on.
    */
   sortKeys?: string[];
+  /**
+   * The counts are `column`'s own buckets less those of `sortKeys` (the classes outside the
+   * range, when they are fewer than those inside: `gte 5000` is every class less the 55 below it,
+   * not the 144 above): fewer index seeks on every level.
+   */
+  subtractKeys?: boolean;
 }
 
 /**
@@ -47,7 +53,9 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
   if (before) ctes.push({ name: 'rb', expression: before });
   const offset = before ? sql`((select n from rb) + ${at})` : sql`${at}`;
   // The classes are part of the statement's shape (its template key), not parameters.
-  const sortKeyIn = search.sortKeys ? sql`sort_key in (${sql.join(search.sortKeys.map((k) => sql.lit(k)))})` : sql`sort_key = ${search.column}`;
+  const keys = search.sortKeys && (search.subtractKeys ? [search.column, ...search.sortKeys] : search.sortKeys);
+  const sortKeyIn = keys ? sql`sort_key in (${sql.join(keys.map((k) => sql.lit(k)))})` : sql`sort_key = ${search.column}`;
+  const n = search.subtractKeys ? sql`sum(case when sort_key = ${sql.lit(search.column)} then n else -n end)` : sql`sum(n)`;
   for (const [i, level] of levels.entries()) {
     const [l, c, prev] = [`l${i}`, `c${i}`, `p${i - 1}`].map((name) => sql.raw(name));
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
@@ -55,7 +63,7 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
     const [lo, hi] = i + 1 < levels.length ? levels[i].childrenSql('bucket') : ['null', 'null'];
     ctes.push({
       name: `l${i}`,
-      expression: sql`(select bucket, sum(n) as n from list_buckets
+      expression: sql`(select bucket, ${n} as n from list_buckets
       where tenant_id = ${search.tenantId} and list = 'payments' and ${sortKeyIn} and level = ${level.level}
         and ${sliceSql(search.slice)} ${children}
       group by bucket)`,

@@ -31,8 +31,12 @@ describe('a tally of created rows', () => {
         basis.payments,
       ),
     ];
-    // Amounts of every size, down to one minor unit, and times across day boundaries.
-    payments.push({ ...payments[0], amount: 1 }, { ...payments[1], amount: 987_654_321 }, { ...payments[2], created_at: '2026-01-01T00:00:00.000Z' });
+    // Amounts of every size, down to one minor unit, on the amount classes' edges (round values and
+    // one either side, past 11 digits, 0 and below), and times across day boundaries.
+    const edges = [
+      -5, 0, 1, 9, 10, 11, 20, 99, 100, 101, 500, 999, 1000, 4999, 5000, 5001, 10_000, 987_654_321, 99_999_999_999, 100_000_000_000, 123_456_789_012,
+    ];
+    payments.push(...edges.map((amount, i) => ({ ...payments[i], amount })), { ...payments[2], created_at: '2026-01-01T00:00:00.000Z' });
     const tally = new CreatedRowsTally();
     for (const { row } of accounts) tally.addAccount(row);
     for (const p of payments) tally.addPayment(p);

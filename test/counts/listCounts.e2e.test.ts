@@ -23,7 +23,11 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
       account: fc.nat(),
       cardNumber: fc.constantFrom(CARDS.visa, CARDS.mastercard, CARDS.declined, CARDS.insufficientFunds),
       capture: fc.boolean(),
-      amount: fc.integer({ min: 50, max: 2_000_000 }),
+      // Amounts on the amount classes' edges (round values, one either side) as well as anywhere.
+      amount: fc.oneof(
+        fc.integer({ min: 50, max: 2_000_000 }),
+        fc.constantFrom(1, 9, 10, 11, 99, 100, 101, 999, 1000, 1001, 4999, 5000, 5001, 20_000, 99_999_999_999),
+      ),
     }),
   },
   {

@@ -10,6 +10,7 @@ import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
 import { toDeliveryResource } from '../../src/events/deliveryResource.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
+import { amountClassDeltas } from '../../src/counts/amountClassBuckets.ts';
 import { caseFold } from '../../src/listquery/caseFold.ts';
 import { TEST_DIALECT, TEST_PG_URL, TEST_PG_POOLER } from '../support/testDatabase.ts';
 
@@ -125,6 +126,7 @@ describe('migrations', () => {
         '0019_amount_in_created_indexes',
         '0020_metadata_value_counts',
         '0021_amount_class_buckets',
+        '0022_one_digit_amount_classes',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -195,7 +197,8 @@ describe('migrations', () => {
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
-      // 0021: 1234 has four digits, amount class 4: its created_at buckets down to the hour for the whole list and its currency.
+      // 0021 and 0022: 1234 has four digits (class 04) and lead 1, above the round 1000 (class 0411),
+      // its created_at buckets down to the hour for the whole list and its currency, in each.
       const classSlices = [
         ['', '', '', ''],
         ['', '', 'USD', ''],
@@ -204,11 +207,108 @@ describe('migrations', () => {
         ...(['amount', 'created_at'] as const).flatMap((sortKey) =>
           slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
         ),
-        ...classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => ['created_at.a04', level, ...slice, bucket, 1])),
+        ...(['created_at.a04', 'created_at.a0411'] as const).flatMap((sortKey) =>
+          classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
+        ),
       ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
       expect(await readBuckets()).toEqual(buckets);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('add amount classes of one significant digit beside the classes of digits, counted as a write counts them, and back (0022)', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const migrator = await migratorFor(db.kysely, db.dialect);
+      expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
+      const now = '2026-01-02T03:04:05.678Z';
+      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
+        values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+      // Round values, one either side, 0, past 11 digits and below 0; across currencies and hours.
+      const amounts = [-5, 0, 1, 2, 9, 10, 11, 19, 20, 21, 99, 100, 101, 500, 999, 1000, 1001, 4999, 5000, 5000, 5001, 10_000, 99_999_999_999, 123_456_789_012];
+      const payments = amounts.map((amount, i) => ({
+        id: `pay_${i}`,
+        amount,
+        currency: ['USD', 'EUR', 'GBP'][i % 3],
+        created_at: new Date(Date.parse(now) + (i % 5) * 3_600_000 + i * 86_400_000 * 3).toISOString(),
+      }));
+      for (const p of payments) {
+        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
+          values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
+          db.kysely,
+        );
+      }
+      const readClasses = async () =>
+        (
+          await db.kysely
+            .selectFrom('list_buckets')
+            .select(['sort_key', 'level', 'currency', 'bucket', 'n'])
+            .where('sort_key', 'like', 'created_at.a%')
+            .orderBy('sort_key')
+            .orderBy('level')
+            .orderBy('currency')
+            .orderBy('bucket')
+            .execute()
+        ).map((b) => `${b.sort_key} ${b.level} ${b.currency || '-'} ${Number(b.bucket)} ${Number(b.n)}`);
+      expect((await migrator.migrateTo('0021_amount_class_buckets')).error).toBeUndefined();
+      const digitClasses = await readClasses();
+      expect(digitClasses).toContain(`created_at.a04 2 - ${Math.floor(Date.parse(payments[16].created_at) / 3_600_000)} 1`);
+
+      expect((await migrator.migrateTo('0022_one_digit_amount_classes')).error).toBeUndefined();
+      // What each payment's create would have added (amountClassDeltas), summed per row.
+      const expected = new Map<string, number>();
+      for (const p of payments) {
+        for (const d of amountClassDeltas(p, 1)) {
+          const key = `${d.sortKey} ${d.level} ${d.currency || '-'} ${d.bucket}`;
+          expected.set(key, (expected.get(key) ?? 0) + d.delta);
+        }
+      }
+      const classes = await readClasses();
+      expect(classes).toEqual([...expected].map(([k, n]) => `${k} ${n}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      // 0021's classes stay as they were; the finer ones come beside them.
+      expect(classes.filter((c) => c.split(' ')[0].length === 'created_at.a04'.length)).toEqual(digitClasses);
+      expect(new Set(classes.map((c) => c.split(' ')[0]).filter((k) => k.length > 'created_at.a04'.length))).toEqual(
+        new Set(
+          [
+            '0000',
+            '0100',
+            '0110',
+            '0120',
+            '0190',
+            '0210',
+            '0211',
+            '0220',
+            '0221',
+            '0291',
+            '0310',
+            '0311',
+            '0350',
+            '0391',
+            '0410',
+            '0411',
+            '0441',
+            '0450',
+            '0451',
+            '0510',
+            '1191',
+            '1200',
+          ].map((c) => `created_at.a${c}`),
+        ),
+      );
+      // The two payments of 5000 (one in EUR, one in GBP) share the whole list's round class.
+      const wholeList16Days = (sortKey: string) => classes.filter((c) => c.startsWith(`${sortKey} 0 - `)).reduce((n, c) => n + Number(c.split(' ')[4]), 0);
+      expect([wholeList16Days('created_at.a0450'), wholeList16Days('created_at.a0451'), wholeList16Days('created_at.a0441')]).toEqual([2, 1, 1]);
+      // The code's rebuild (a recount) gives the same rows.
+      await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
+      expect(await readClasses()).toEqual(classes);
+
+      expect((await migrator.migrateTo('0021_amount_class_buckets')).error).toBeUndefined();
+      expect(await readClasses()).toEqual(digitClasses);
     } finally {
       await drop();
     }

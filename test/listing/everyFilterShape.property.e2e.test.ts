@@ -102,8 +102,13 @@ const instantText = (pick: InstantPick) =>
 const boundaryAmountArb = fc
   .tuple(fc.constantFrom(1, 5, 12, 99, 123, 999, 1234, 9999), fc.nat(3), fc.constantFrom(0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
-/** An amount class's edge (counts/amountClassBuckets.ts: classes are numbers of digits): a power of ten, ±1. */
-const classEdgeArb = fc.tuple(fc.integer({ min: 2, max: 4 }), fc.constantFrom(0, 0, -1, 1)).map(([e, delta]) => 10 ** e + delta);
+/**
+ * An amount class's edge (counts/amountClassBuckets.ts: a one-significant-digit value R is a class
+ * of its own, the values up to the next one another): R, ±1.
+ */
+const classEdgeArb = fc
+  .tuple(fc.constantFrom(1, 2, 5, 9), fc.integer({ min: 0, max: 3 }), fc.constantFrom(0, 0, -1, 1))
+  .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 const amountArb = fc.oneof(boundaryAmountArb, classEdgeArb, fc.integer({ min: 1, max: 200_000 }));
 
 type AmountPick = { near: 'value'; value: number } | { near: 'payment'; pick: number; delta: number };
@@ -453,15 +458,22 @@ const edgeQueryArb = fc
     }),
   );
 /**
- * An amount range on class edges (10^k, or 10^k ± 1 written `gt`/`lte`, which is the same whole
- * range, or one off it), on the whole list or one currency, sorted by created_at: deep pages
- * placed by the created_at buckets of whole amount classes (counts in two dimensions), and the
- * ranges one off a class edge, which go the row-by-row ways.
+ * An amount range on class edges (a one-significant-digit R, R - 1 written `gt`/`lte`, which is
+ * the same whole range, or R + 1, which is the start or end of the class above R, or one off
+ * those; drawn from a few R so that created payments land on them, or a payment's own amount ±1), on the whole list or one currency, sorted by created_at: deep pages placed by the
+ * created_at buckets of whole amount classes (counts in two dimensions), and the ranges off every
+ * class edge, which go the row-by-row ways.
  */
 const amountClassQueryArb = fc
   .tuple(
     paymentQueryArb,
-    rangeArb(classEdgeArb.map((value): AmountPick => ({ near: 'value', value }))),
+    rangeArb(
+      fc.oneof(
+        classEdgeArb.map((value): AmountPick => ({ near: 'value', value })),
+        // A payment's own amount (created on a class edge, often), ±1.
+        fc.record({ near: fc.constant('payment' as const), pick: fc.nat(999), delta: fc.constantFrom(0, -1, 1) }),
+      ),
+    ),
     fc.constantFrom(...CURRENCIES.slice(0, 3)),
     fc.boolean(),
   )

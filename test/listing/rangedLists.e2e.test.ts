@@ -38,9 +38,10 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     const { kysely, dialect } = t.database.db;
     const tenant = await kysely.selectFrom('tenants').select('id').where('name', '=', 'ranged').executeTakeFirstOrThrow();
     // Records exactly on bucket edges (a day, an hour, five minutes; amounts 1000, 10000, 12300,
-    // and on the edges of amount classes: 10^k and 10^k - 1), then the counts rebuilt from the
-    // rows as after a bulk load.
-    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000];
+    // and on the edges of amount classes: one-significant-digit values R and R ± 1, R - 1 and
+    // R + 1 of some others), then the counts rebuilt from the rows as after a bulk load.
+    const classEdges = [1, 9, 10, 20, 99, 100, 500, 999, 1000, 4999, 5000, 5001, 10_000].flatMap((r) => [r - 1, r, r + 1]);
+    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000, ...classEdges, 5000, 5000, 20, 500];
     const moved = await kysely
       .selectFrom('payments')
       .select('id')
@@ -272,30 +273,31 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
   }, 300_000);
 
   it('of amount ranges made of whole amount classes, sorted by time: deep pages placed by the classes’ created_at buckets, rows on class edges', async () => {
-    const whole: Array<Array<[string, Op, number]>> = [
-      [['amount', 'gte', 1000]],
-      [['amount', 'gt', 999]],
-      [['amount', 'lt', 1000]],
-      [['amount', 'lte', 9999]],
-      [
-        ['amount', 'gte', 1000],
-        ['amount', 'lt', 10_000],
-      ],
-      [
-        ['amount', 'gt', 99],
-        ['amount', 'lte', 99_999],
-      ],
-      [
-        ['amount', 'gte', 10],
-        ['amount', 'lt', 100],
-      ],
-      [
-        ['amount', 'gte', 0],
-        ['amount', 'lt', 100_000],
-      ],
+    const range = (...bounds: Array<[Op, number]>) => bounds.map(([op, b]): [string, Op, number] => ['amount', op, b]);
+    // Ends open, 0, a one-significant-digit R or R + 1 (gt R, lte R): runs of whole classes.
+    const whole = [
+      range(['gte', 1000]),
+      range(['gt', 999]),
+      range(['lt', 1000]),
+      range(['lte', 9999]),
+      range(['gte', 1000], ['lt', 10_000]),
+      range(['gt', 99], ['lte', 99_999]),
+      range(['gte', 10], ['lt', 100]),
+      range(['gte', 0], ['lt', 100_000]),
+      range(['gte', 5000]),
+      range(['gt', 5000]),
+      range(['lt', 5000]),
+      range(['lte', 5000]),
+      range(['gte', 1000], ['lte', 5000]),
+      range(['gt', 20], ['lt', 500]),
+      range(['gte', 1001]),
+      range(['lte', 10_000]),
+      range(['gt', 10], ['lte', 20]),
+      range(['gte', 5000], ['lte', 5000]),
+      range(['gte', 9], ['lte', 10]),
     ];
-    // One off a class edge: no run of whole classes, the row-by-row ways.
-    const partial: Array<Array<[string, Op, number]>> = [[['amount', 'gte', 1001]], [['amount', 'lte', 10_000]], [['amount', 'gt', 1000]]];
+    // Off every class edge: no run of whole classes, the row-by-row ways.
+    const partial = [range(['gte', 1500]), range(['gt', 1001]), range(['lte', 4998]), range(['gte', 21], ['lt', 5002])];
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
         for (const r of partial) await check(f, r, sort);
