@@ -20,6 +20,7 @@ import { countedDimensionsMigration } from './migrations/0018_counted_dimensions
 import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_created_indexes.ts';
 import { metadataValueCountsMigration } from './migrations/0020_metadata_value_counts.ts';
 import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
+import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -51,6 +52,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0019_amount_in_created_indexes': amountInCreatedIndexesMigration(dialect),
     '0020_metadata_value_counts': metadataValueCountsMigration(dialect),
     '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
+    '0023_metadata_entries_in_created_order': metadataEntriesInCreatedOrderMigration(dialect),
   };
 }
 
