@@ -1,5 +1,5 @@
-import { sql, type Kysely } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import { sql } from 'kysely';
+import type { Dialect } from '../db/schema.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
@@ -45,15 +45,7 @@ const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc
  * Filter, SQLite's constant condition checked before the loop). Only the page's rows are put in
  * order at the end (at most per_page).
  */
-export function entryOrderPageStatement(
-  db: Kysely<Database>,
-  dialect: Dialect,
-  table: ListTable,
-  scope: ListScope,
-  query: ListQuery,
-  paging: PageParams,
-  prepared: boolean,
-) {
+export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams, prepared: boolean) {
   const search = query.conditions[0] as MetadataCondition;
   const entries = sql.table(METADATA_ENTRY_TABLE[table as MetadataList]);
   const direction = query.sort[0].direction;
@@ -71,11 +63,13 @@ export function entryOrderPageStatement(
     limit (select ${sql.raw(greatest)}(0, ${sql.raw(least)}(${perPage}, n - ${offset})) from t)
     offset (select ${sql.raw(greatest)}(0, n - ${offset} - ${perPage}) from t)`;
   // Each record by its id: PostgreSQL's LATERAL with LIMIT 1 is a nested loop from the page's entries whatever a generic plan guesses.
+  // (SQLite: the table under its own name, as its plan names it: test/listing/queryPlans.e2e.test.ts.)
   const record =
     dialect === 'postgres'
       ? sql`cross join lateral (select resource from ${sql.table(table)} where id = m.record_id and tenant_id = ${scope.tenantId} limit 1) as r`
-      : sql`join ${sql.table(table)} as r on r.id = m.record_id and r.tenant_id = ${scope.tenantId}`;
-  const page = sql`select r.resource, m.created_at, m.record_id
+      : sql`join ${sql.table(table)} on ${sql.ref(`${table}.id`)} = m.record_id and ${sql.ref(`${table}.tenant_id`)} = ${scope.tenantId}`;
+  const resource = dialect === 'postgres' ? sql.ref('r.resource') : sql.ref(`${table}.resource`);
+  const page = sql`select ${resource} as resource, m.created_at, m.record_id
     from (select * from (${fromStart}) as f union all select * from (${fromEnd}) as b) as m ${record}`;
   const total = valueCountSql(scope.tenantId, table as MetadataList, search.key, search.values);
   const d = sql.raw(direction);

@@ -374,7 +374,7 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   if (list.entryOrder) {
-    const statement = entryOrderPageStatement(db, dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
+    const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
     return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
   }
   const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
