@@ -41,9 +41,9 @@ const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc
  * row with a null resource when the page is empty. The page is read from the nearer end of the
  * entries, chosen in the statement from its own total (the same snapshot): two branches of a
  * UNION ALL under conditions on that total alone, one reading forward OFFSET `offset`, the other
- * backward from the end; the one whose condition fails reads nothing (PostgreSQL's One-Time
- * Filter, SQLite's constant condition checked before the loop). Only the page's rows are put in
- * order at the end (at most per_page).
+ * backward from the end; the one whose condition fails reads nothing (its LIMIT is 0, and on
+ * PostgreSQL its condition is a One-Time Filter). Only the page's rows are put in order at the
+ * end (at most per_page).
  */
 export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams, prepared: boolean) {
   const search = query.conditions[0] as MetadataCondition;
@@ -57,10 +57,11 @@ export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scop
   const forward = sql`(${offset} * 2 + ${perPage} <= (select n from t))`;
   const matching = sql`tenant_id = ${scope.tenantId} and key = ${search.key} and value = ${search.values[0]}`;
   const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
+  // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
   const fromStart = sql`select created_at, record_id from ${entries} where ${matching} and ${forward} ${ordered(direction)}
-    limit (${perPage} + 0) offset (${offset} + 0)`;
+    limit (select case when ${forward} then ${perPage} else 0 end) offset (${offset} + 0)`;
   const fromEnd = sql`select created_at, record_id from ${entries} where ${matching} and not ${forward} ${ordered(flip(direction))}
-    limit (select ${sql.raw(greatest)}(0, ${sql.raw(least)}(${perPage}, n - ${offset})) from t)
+    limit (select case when ${forward} then 0 else ${sql.raw(greatest)}(0, ${sql.raw(least)}(${perPage}, n - ${offset})) end from t)
     offset (select ${sql.raw(greatest)}(0, n - ${offset} - ${perPage}) from t)`;
   // Each record by its id: PostgreSQL's LATERAL with LIMIT 1 is a nested loop from the page's entries whatever a generic plan guesses.
   // (SQLite: the table under its own name, as its plan names it: test/listing/queryPlans.e2e.test.ts.)
