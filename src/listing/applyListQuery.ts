@@ -1,11 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
-import { METADATA_ENTRY_TABLE } from '../counts/metadataValueCounts.ts';
 
 const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
-
-/** The records' table of each metadata entry table (the list a search's rows are of). */
-const RECORDS_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, string>;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -13,20 +9,19 @@ function escapeLike(value: string): string {
 
 /**
  * Metadata search: the records among the tenant's entries with `key` = any of `values`, found in
- * the entry table's primary key (tenant_id, key, value, created_at, record_id) alone (migrations
- * 0016, 0023). Written two ways (listing/metadataPlans.ts), the same rows either way:
+ * the entry table's indexes alone (migrations 0016, 0023). Written two ways
+ * (listing/metadataPlans.ts), the same rows either way:
  * - as a set of ids, `id in (select record_id …)`: the plan drives from the entries (few matches);
- * - `probe`: a test of each row the plan walks in list order, one probe of the primary key per
- *   value, the whole key given: the row's own created_at (its entries hold it) and id. Its OFFSET
- *   0 keeps PostgreSQL from turning the EXISTS into a join (a generic plan would hash every entry
- *   of the value); the subquery reads `id` and `created_at` of the row outside (the latter named
- *   by its table: the entries have a created_at of their own).
+ * - `probe`: a test of each row the plan walks in list order, one probe of (tenant_id, key,
+ *   value, record_id) per value (the index `…_value_record`: the row's id is all it needs, so a
+ *   walk of an index without created_at reads no row for it). Its OFFSET 0 keeps PostgreSQL from
+ *   turning the EXISTS into a join (a generic plan would hash every entry of the value); the
+ *   subquery reads `id` of the row outside (entries have none).
  */
 function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: string) {
   const value = c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;
   if (c.written === 'probe') {
-    const created = sql.ref(`${RECORDS_OF_ENTRIES[c.column]}.created_at`);
-    return sql<boolean>`exists (select 1 from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value} and created_at = ${created} and record_id = ${sql.ref('id')} limit 1 offset 0)`;
+    return sql<boolean>`exists (select 1 from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value} and record_id = ${sql.ref('id')} limit 1 offset 0)`;
   }
   return sql<boolean>`${sql.ref('id')} in (select record_id from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value})`;
 }

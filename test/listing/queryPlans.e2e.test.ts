@@ -67,7 +67,7 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
           plan.indexes.some((i) => i.startsWith(entries)),
           why,
         ).toBe(true);
-        // One entry found by its whole key (migration 0023 put created_at before record_id): no run of the value's entries read per row.
+        // One entry found by (tenant, key, value, record_id) (migration 0023 keeps that index beside the key in created_at order): no run of the value’s entries read per row.
         const probed = plan.lines.filter((l) => l.includes(entries));
         expect(probed.length, why).toBeGreaterThan(0);
         for (const line of probed) expect(line, why).toMatch(/record_id/);

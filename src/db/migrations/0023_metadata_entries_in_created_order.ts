@@ -12,8 +12,11 @@ import type { Dialect } from '../schema.ts';
  *
  * Both tables are rebuilt (a primary key cannot change in place on SQLite, and on PostgreSQL
  * the new key is a new index all the same), created_at copied from the records, in key order.
- * The account entries keep their index by record (PATCH and delete find them by record).
- * 0016 stays as it was.
+ * The old key stays as an index, (tenant_id, key, value, record_id): the probe of a row's entry
+ * (a walk of the list's own index, applyListQuery.ts) knows the row's id, and its created_at only
+ * by reading the row when the index walked lacks it (amount, name): one entry found by id in the
+ * index alone, as before. The account entries keep their index by record (PATCH and delete find
+ * them by record). 0016 stays as it was.
  */
 export function metadataEntriesInCreatedOrderMigration(dialect: Dialect) {
   const withoutRowid = dialect === 'sqlite' ? ' without rowid' : '';
@@ -47,6 +50,7 @@ export function metadataEntriesInCreatedOrderMigration(dialect: Dialect) {
         await sql.raw(`drop table ${table}`).execute(db);
         await sql.raw(`alter table ${table}_ordered rename to ${table}`).execute(db);
         if (dialect === 'postgres') await sql.raw(`alter table ${table} rename constraint ${table}_ordered_pkey to ${table}_pkey`).execute(db);
+        await sql.raw(`create index ${table}_value_record on ${table} (tenant_id, key, value, record_id)`).execute(db);
       }
       await sql.raw('create index account_metadata_record on account_metadata (record_id)').execute(db);
     },
