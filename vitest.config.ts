@@ -28,6 +28,7 @@ const throughPooler = [
   'test/listing/everyFilterShape.property.e2e.test.ts',
   'test/listing/rangedLists.e2e.test.ts',
   'test/listing/metadataSearch.e2e.test.ts',
+  'test/listing/entryOrderPage.e2e.test.ts',
   'test/listing/bigPages.e2e.test.ts',
   'test/representations/sparseFieldsets.e2e.test.ts',
   'test/exports/export.e2e.test.ts',

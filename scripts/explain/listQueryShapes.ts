@@ -18,6 +18,7 @@ import { parseListQuery, type RawListQuery } from '../../src/listquery/parseList
 import { totalOrder } from '../../src/listing/keyset.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
 import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
+import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
 import { metadataShareSelect, metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
 
@@ -186,7 +187,11 @@ export function shapeQueries(
       });
       out.push({ label: `skip-hops${end} (one hop), probing`, strategy: `probe${end}`, query: hopSelect(db, shape.table, scope, p, boundary, 10_000) });
       out.push({ label: `skip-hops${end} (the page), probing`, strategy: `probe${end}`, query: afterBoundarySelect(db, shape.table, scope, p, boundary, 100) });
-      if (dialect === 'postgres') {
+      if (readsInEntryOrder(scope, q)) {
+        // One value in created_at order over the whole list: any page in the entries' order, one statement on both databases (entryOrderPage.ts).
+        const deep = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 501, perPage: 100, offset: 50_000 });
+        out.push({ label: `entries${end} (the page in the entries' order, one statement)`, strategy: `entries${end}`, query: { compile: () => deep } });
+      } else if (dialect === 'postgres') {
         const chosen = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 2, perPage: 100, offset: 100 });
         out.push({ label: `offset${end}, both plans in one statement (metadataPlanStatement.ts)`, query: { compile: () => chosen } });
       }

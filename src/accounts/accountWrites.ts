@@ -29,7 +29,7 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  const entries = await insertMetadataEntries(trx, 'accounts', tenantId, row.id, input.metadata ?? {});
+  const entries = await insertMetadataEntries(trx, 'accounts', tenantId, row, input.metadata ?? {});
   await adjustCounts(
     trx,
     tenantId,
@@ -76,7 +76,7 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  const entries = input.metadata !== undefined ? await replaceMetadataEntries(trx, 'accounts', tenantId, id, input.metadata) : [];
+  const entries = input.metadata !== undefined ? await replaceMetadataEntries(trx, 'accounts', tenantId, current, input.metadata) : [];
   if (input.status !== undefined)
     await adjustCounts(
       trx,

@@ -21,6 +21,7 @@ import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_cre
 import { metadataValueCountsMigration } from './migrations/0020_metadata_value_counts.ts';
 import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 import { oneDigitAmountClassesMigration } from './migrations/0022_one_digit_amount_classes.ts';
+import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -53,6 +54,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0020_metadata_value_counts': metadataValueCountsMigration(dialect),
     '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
     '0022_one_digit_amount_classes': oneDigitAmountClassesMigration(dialect),
+    '0023_metadata_entries_in_created_order': metadataEntriesInCreatedOrderMigration(dialect),
   };
 }
 

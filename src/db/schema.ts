@@ -189,6 +189,8 @@ export interface MetadataEntryTable {
   tenant_id: string;
   key: string;
   value: string;
+  /** The record's created_at (migration 0023): the entries of a value in the list's default order. */
+  created_at: string;
   /** The account's or payment's id. */
   record_id: string;
 }

@@ -9,12 +9,14 @@ function escapeLike(value: string): string {
 
 /**
  * Metadata search: the records among the tenant's entries with `key` = any of `values`, found in
- * the entry table's primary key (tenant_id, key, value, record_id) alone (migration 0016).
- * Written two ways (listing/metadataPlans.ts), the same rows either way:
+ * the entry table's indexes alone (migrations 0016, 0023). Written two ways
+ * (listing/metadataPlans.ts), the same rows either way:
  * - as a set of ids, `id in (select record_id …)`: the plan drives from the entries (few matches);
- * - `probe`: a test of each row the plan walks in list order, one probe of the primary key per
- *   value. Its OFFSET 0 keeps PostgreSQL from turning the EXISTS into a join (a generic plan would
- *   hash every entry of the value); the subquery reads `id` of the row outside (entries have none).
+ * - `probe`: a test of each row the plan walks in list order, one probe of (tenant_id, key,
+ *   value, record_id) per value (the index `…_value_record`: the row's id is all it needs, so a
+ *   walk of an index without created_at reads no row for it). Its OFFSET 0 keeps PostgreSQL from
+ *   turning the EXISTS into a join (a generic plan would hash every entry of the value); the
+ *   subquery reads `id` of the row outside (entries have none).
  */
 function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: string) {
   const value = c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;

@@ -40,6 +40,7 @@ import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, wi
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
+import { entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -117,6 +118,8 @@ interface ListRequest {
   countBy?: MetadataCount;
   /** A metadata search driven from the entries: which searched key they are read from (the fewest), the others probed. */
   lead?: number;
+  /** A search of one value in created_at order over the whole list: any page read in its entries' order, in one statement (entryOrderPage.ts). */
+  entryOrder?: boolean;
 }
 
 /**
@@ -156,8 +159,17 @@ const plannedList = (dialect: Dialect, list: ListRequest): ListRequest => ({ ...
  * other, as plannedQuery writes it.
  */
 function statementList(dialect: Dialect, list: ListRequest, tuning: ListTuning): ListRequest {
+  if (inEntryOrder(list, tuning)) return { ...list, entryOrder: true };
   if (dialect === 'postgres' && searchesMetadata(list.query)) return { ...plannedList(dialect, list), chooseMetadata: tuning.metadataPlan ?? 'counts' };
   return dialect === 'postgres' && plansByCounts(list) ? { ...list, choose: true } : plannedList(dialect, list);
+}
+
+/**
+ * Whether a list's pages, any depth, are read in its metadata entries' order (entryOrderPage.ts);
+ * not when a tuning fixes one of the other plans (tests of those plans).
+ */
+function inEntryOrder(list: ListRequest, tuning: ListTuning): boolean {
+  return tuning.metadataPlan === undefined && readsInEntryOrder(list.scope, list.query);
 }
 
 /** A metadata search's counts (metadataShareSelect), read before its statements: what its plans are chosen from. */
@@ -365,6 +377,10 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  * the page's own select with the total as a column of each row.
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
+  if (list.entryOrder) {
+    const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
+    return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
+  }
   const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, dialect, list).as('total')));
   if (list.choose && list.ranged) {
@@ -496,6 +512,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     list.chooseMetadata ?? null,
     list.countBy ?? null,
     list.lead ?? null,
+    list.entryOrder === true,
     list.choose === true,
     list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
@@ -521,6 +538,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         chooseMetadata: list.chooseMetadata,
         countBy: list.countBy,
         lead: list.lead,
+        entryOrder: list.entryOrder,
         choose: list.choose,
         skipInIndex: list.skipInIndex,
         scope: {
@@ -671,22 +689,24 @@ export async function writeListPage(
   const { offset } = paging;
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
   const whole = listRequest(table, scope, query);
-  const search = offset < tuning.plainOffsetUpTo ? undefined : bucketSearchOf(whole, query);
+  // A search read in its entries' order: every page is one statement (entryOrderPage.ts).
+  const entryOrder = inEntryOrder(whole, tuning);
+  const search = offset < tuning.plainOffsetUpTo || entryOrder ? undefined : bucketSearchOf(whole, query);
   // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
-  const list = offset < tuning.plainOffsetUpTo ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
-  const how = search ? 'buckets' : 'offset';
-  const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined;
+  const list = offset < tuning.plainOffsetUpTo || entryOrder ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
+  const how = search ? 'buckets' : entryOrder ? 'entries' : 'offset';
+  const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined || entryOrder;
   if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
   if (dialect === 'sqlite' && !search?.sortKeys) list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
-  if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query)) {
+  if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query) && !list.entryOrder) {
     const counts = await metadataCounts(db, list);
     list.countBy = metadataCountOf(list.scope, list.query, counts);
     list.probe = probesEntries(tuning, counts, offset, paging.perPage);
     list.lead = counts.lead;
   }
-  if (offset < tuning.plainOffsetUpTo) list.skipInIndex = skipsInIndex(dialect, list, paging);
+  if (offset < tuning.plainOffsetUpTo && !list.entryOrder) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).
   if (oneStatement) {
     const compiled = pageStatementCompiled(db, dialect, list, paging, search) ?? pageStatement(db, dialect, list, paging, search).compile();

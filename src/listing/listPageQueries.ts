@@ -28,10 +28,11 @@ export const SKIP_HOP = 50_000;
 /**
  * How a page is found, for tests and benchmarks (`X-Page-Strategy`): `offset`, `buckets` (bucket
  * counts, then a short skip), `deferred-join` (PostgreSQL) or `skip-hops` (SQLite) for deep pages
- * of lists without bucket counts, `past-end` (no row read). `-from-end` when the page was counted
+ * of lists without bucket counts, `entries` (a metadata search read in its entries' order, any
+ * depth: listing/entryOrderPage.ts), `past-end` (no row read). `-from-end` when the page was counted
  * from the end of the list (the nearer end).
  */
-export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops'}${'' | '-from-end'}` | 'past-end';
+export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops'}${'' | '-from-end'}` | 'entries' | 'past-end';
 
 /**
  * A page's LIMIT as an expression, not a bare parameter: SQLite's planner reads a bare `?` LIMIT

@@ -3,16 +3,22 @@ import type { Database, MetadataEntryTable } from '../db/schema.ts';
 import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '../counts/metadataValueCounts.ts';
 
 /**
- * Where metadata search finds records (migration 0016): each list with metadata keeps every
+ * Where metadata search finds records (migrations 0016, 0023): each list with metadata keeps every
  * key/value pair of each record's metadata as one row of its entry table. Every write that sets a
  * record's metadata writes its rows in the same transaction, so a list read in one snapshot sees
  * the records and their entries agree. Each function returns the entries it added (+1) and
  * removed (−1): the write adds them to metadata_value_counts with its other counted rows, last,
  * in the same transaction (writeCountedRows, adjustValueCounts).
  */
+/** Which record entries are of: its id, and its created_at, which orders a value's entries as the list (migration 0023). */
+export interface EntryRecord {
+  id: string;
+  created_at: string;
+}
+
 /** A record's metadata as its entry rows. */
-export function metadataEntryRows(tenantId: string, recordId: string, metadata: Record<string, string>): MetadataEntryTable[] {
-  return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, record_id: recordId }));
+export function metadataEntryRows(tenantId: string, record: EntryRecord, metadata: Record<string, string>): MetadataEntryTable[] {
+  return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id }));
 }
 
 /** The entries of a record just created (none existed). */
@@ -20,10 +26,10 @@ export async function insertMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
-  recordId: string,
+  record: EntryRecord,
   metadata: Record<string, string>,
 ): Promise<ValueCountDelta[]> {
-  const rows = metadataEntryRows(tenantId, recordId, metadata);
+  const rows = metadataEntryRows(tenantId, record, metadata);
   if (rows.length > 0) await trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows).execute();
   return rows.map((r) => ({ key: r.key, value: r.value, delta: 1 }));
 }
@@ -33,11 +39,11 @@ export async function replaceMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
-  recordId: string,
+  record: EntryRecord,
   metadata: Record<string, string>,
 ): Promise<ValueCountDelta[]> {
-  const removed = await deleteMetadataEntries(trx, list, tenantId, recordId);
-  return [...removed, ...(await insertMetadataEntries(trx, list, tenantId, recordId, metadata))];
+  const removed = await deleteMetadataEntries(trx, list, tenantId, record.id);
+  return [...removed, ...(await insertMetadataEntries(trx, list, tenantId, record, metadata))];
 }
 
 /** A deleted record's entries (those removed, as the table held them). */

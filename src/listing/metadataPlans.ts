@@ -6,8 +6,8 @@ import type { ListScope } from './listScope.ts';
  * right, depending on how many records hold the values searched:
  *
  * - drive from the entries: every matching entry's record read and sorted (the entry table's
- *   primary key gives them in no list order); cheap for a rare value, ~1–2 s for a value a
- *   fifteenth of a million payments hold;
+ *   key gives them in created_at order only, and for one value at a time); cheap for a rare
+ *   value, ~1–2 s for a value a fifteenth of a million payments hold;
  * - walk the list's own index in its order (the same path as the list without the search) and
  *   probe the entry table's primary key for each row (`written: 'probe'`, applyListQuery.ts): a
  *   page costs about (skip + per_page) × records ÷ matches rows, a few for a common value, and
@@ -18,6 +18,11 @@ import type { ListScope } from './listScope.ts';
  * (an index-only count over (tenant, key, value); the least over several keys, all of which must
  * hold) chooses, like rangePlans.ts' walkIsCheaper (probeIsCheaper). Under a search of several keys or with other filters
  * the matches are fewer than the entries; the choice assumes they are independent.
+ */
+
+/*
+ * A search of one key with one value in created_at order over the whole list needs neither: its
+ * pages are read in the entries' own order (entryOrderPage.ts, migration 0023).
  */
 
 /** Whether a list query searches metadata. */

@@ -99,7 +99,7 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   });
   await insertIntoPayableAccount(write, tenantId, row);
   // A payment's metadata is set once, here: no later write changes it (migration 0016).
-  const entries = await insertMetadataEntries(trx, 'payments', tenantId, row.id, input.metadata ?? {});
+  const entries = await insertMetadataEntries(trx, 'payments', tenantId, row, input.metadata ?? {});
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });

@@ -52,7 +52,7 @@ const PAYMENT_COLUMNS = [
   'resource',
 ] as const;
 
-const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'record_id'] as const;
+const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'created_at', 'record_id'] as const;
 const BUCKET_COLUMNS = ['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'shard', 'n'] as const;
 
 /**
@@ -90,11 +90,14 @@ function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): Valu
  * The rows, passed on one by one, with the metadata search entries of each (migration 0016)
  * gathered into `entries` on the way (seeded metadata is JSON text; most of it `{}`).
  */
-function* gatheringEntries<R extends { tenant_id: string; id: string; metadata: unknown }>(rows: Iterable<R>, entries: MetadataEntryTable[]): Generator<R> {
+function* gatheringEntries<R extends { tenant_id: string; id: string; created_at: string; metadata: unknown }>(
+  rows: Iterable<R>,
+  entries: MetadataEntryTable[],
+): Generator<R> {
   for (const row of rows) {
     if (row.metadata !== '{}') {
       const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
-      entries.push(...metadataEntryRows(row.tenant_id, row.id, metadata as Record<string, string>));
+      entries.push(...metadataEntryRows(row.tenant_id, row, metadata as Record<string, string>));
     }
     yield row;
   }
@@ -319,7 +322,7 @@ async function postgresLane(pool: pg.Pool) {
       writing(table, rows, (noted) =>
         pipeline(Readable.from(copyChunks(noted, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`))),
       );
-  const copyWithEntries = async <T extends { tenant_id: string; id: string; metadata: unknown }>(
+  const copyWithEntries = async <T extends { tenant_id: string; id: string; created_at: string; metadata: unknown }>(
     copy: ReturnType<typeof copyAs>,
     list: keyof typeof METADATA_ENTRY_TABLE,
     rows: Iterable<T>,

@@ -127,12 +127,16 @@ describe('migrations', () => {
         '0020_metadata_value_counts',
         '0021_amount_class_buckets',
         '0022_one_digit_amount_classes',
+        '0023_metadata_entries_in_created_order',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
         db.kysely.selectFrom(table).select(['tenant_id', 'key', 'value', 'record_id']).execute();
       expect(await entries('account_metadata')).toEqual([{ tenant_id: 'ten_1', key: 'a', value: 'b', record_id: 'acc_1' }]);
       expect(await entries('payment_metadata')).toEqual([]);
+      // 0023 gave each entry its record's created_at (the same instant, however the database returns it).
+      const [entry] = await db.kysely.selectFrom('account_metadata').select('created_at').execute();
+      expect(new Date(entry.created_at).toISOString()).toBe(now);
       // 0020 counted them per value.
       const values = await db.kysely.selectFrom('metadata_value_counts').select(['tenant_id', 'list', 'key', 'value', 'shard', 'n']).execute();
       expect(values.map((v) => ({ ...v, n: Number(v.n) }))).toEqual([{ tenant_id: 'ten_1', list: 'accounts', key: 'a', value: 'b', shard: 0, n: 1 }]);

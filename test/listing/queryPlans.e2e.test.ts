@@ -9,6 +9,7 @@ import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { bucketPageQuery, offsetPageQuery } from '../../src/listing/fetchListPage.ts';
 import { deferredJoinPageSelect, hopSelect, reversed } from '../../src/listing/listPageQueries.ts';
 import { withRangesWritten } from '../../src/listing/rangePlans.ts';
+import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 
@@ -67,6 +68,10 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
           plan.indexes.some((i) => i.startsWith(entries)),
           why,
         ).toBe(true);
+        // One entry found by (tenant, key, value, record_id) (migration 0023 keeps that index beside the key in created_at order): no run of the value’s entries read per row.
+        const probed = plan.lines.filter((l) => l.includes(entries));
+        expect(probed.length, why).toBeGreaterThan(0);
+        for (const line of probed) expect(line, why).toMatch(/record_id/);
       }
     },
   );
@@ -90,6 +95,38 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
           why,
         ).toEqual([]);
         expect(plan.fullScan, why).toBe(false);
+      }
+    },
+  );
+
+  // Migration 0023: the entries of a value are kept in the list's default order, so a search of one
+  // value in created_at order (either direction) reads any page from the entry table's key alone,
+  // index-only, then the page's records by id: nothing sorted but the page's own rows, at the end.
+  it.each(LIST_SHAPES.filter((s) => s.probes && readsInEntryOrder({ tenantId: 'ten_x' }, parsedQuery(s))))(
+    '$request reads any page in its entries’ order from their primary key, index-only, sorting no match',
+    async (shape) => {
+      const entries = shape.table === 'payments' ? 'payment_metadata' : 'account_metadata';
+      const pages = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter((q) => q.strategy?.startsWith('entries'));
+      expect(pages.length).toBe(2);
+      for (const { label, query } of pages) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        expect(plan.fullScan, why).toBe(false);
+        expect(plan.sortBeforeLimit, why).toBe(false);
+        // The entries by their key only (both branches: forward and from the end); the records by id.
+        expect(
+          plan.indexes.filter((i) => i.startsWith(entries)),
+          why,
+        ).toEqual([`${entries}_pkey`, `${entries}_pkey`]);
+        expect(plan.indexConditions, why).toContain('id');
+        if (database.db.dialect === 'postgres') expect(plan.indexOnly, why).toEqual([`${entries}_pkey`, `${entries}_pkey`]);
+        // The one sort there is orders the page's rows (at most per_page) at the very end: the statement's top, above every LIMIT.
+        const sorts = plan.lines.filter((l) => /Sort|TEMP B-TREE/.test(l));
+        expect(sorts.length, why).toBeLessThanOrEqual(1);
+        expect(
+          sorts.every((l) => !/^\s/.test(l)),
+          why,
+        ).toBe(true);
       }
     },
   );

@@ -1,0 +1,79 @@
+import { sql } from 'kysely';
+import type { Dialect } from '../db/schema.ts';
+import { PREPARED } from '../db/preparedStatements.ts';
+import type { PageParams } from '../pagination/pageParams.ts';
+import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
+import type { ListScope, ListTable } from './listScope.ts';
+import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
+
+/**
+ * A metadata search read in its entries' order (docs/query-plans.md#metadata-search): the entries
+ * of a value are kept in the list's default order, (tenant_id, key, value, created_at, record_id)
+ * (migration 0023), so a search of one key with one value, over the tenant's whole list, sorted
+ * by created_at (either direction; ties on id in the same direction), has its page in that key
+ * alone: the skip over narrow index entries (index-only on both databases), then the page's
+ * records read by id. No matching record is read but the page's, nothing is sorted but the page.
+ * Its total is the value's maintained count (migration 0020), read in the same statement.
+ *
+ * Every other metadata search (several values or keys, another filter, one account's list,
+ * another sort) keeps metadataPlans.ts' plans: only this shape's order is the entries' own.
+ */
+export function readsInEntryOrder(scope: ListScope, query: ListQuery): boolean {
+  const [only] = query.conditions;
+  return (
+    query.conditions.length === 1 &&
+    only.match === 'metadata' &&
+    only.values.length === 1 &&
+    scope.accountId === undefined &&
+    scope.endpointId === undefined &&
+    query.sort.length === 1 &&
+    query.sort[0].column === 'created_at'
+  );
+}
+
+type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
+
+const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc');
+
+/**
+ * The page `paging.offset` rows into a search readsInEntryOrder recognises, with its total, as one
+ * statement on either database: `select t.n as total, p.resource from t left join (page) p`, one
+ * row with a null resource when the page is empty. The page is read from the nearer end of the
+ * entries, chosen in the statement from its own total (the same snapshot): two branches of a
+ * UNION ALL under conditions on that total alone, one reading forward OFFSET `offset`, the other
+ * backward from the end; the one whose condition fails reads nothing (its LIMIT is 0, and on
+ * PostgreSQL its condition is a One-Time Filter). Only the page's rows are put in order at the
+ * end (at most per_page).
+ */
+export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams, prepared: boolean) {
+  const search = query.conditions[0] as MetadataCondition;
+  const entries = sql.table(METADATA_ENTRY_TABLE[table as MetadataList]);
+  const direction = query.sort[0].direction;
+  const greatest = dialect === 'postgres' ? 'greatest' : 'max';
+  const least = dialect === 'postgres' ? 'least' : 'min';
+  const offset = sql`cast(${paging.offset} as bigint)`;
+  const perPage = sql`cast(${paging.perPage} as bigint)`;
+  // Forward from the start when the page is no nearer the end (pageOf's choice, in SQL).
+  const forward = sql`(${offset} * 2 + ${perPage} <= (select n from t))`;
+  const matching = sql`tenant_id = ${scope.tenantId} and key = ${search.key} and value = ${search.values[0]}`;
+  const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
+  // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
+  const fromStart = sql`select created_at, record_id from ${entries} where ${matching} and ${forward} ${ordered(direction)}
+    limit (select case when ${forward} then ${perPage} else 0 end) offset (${offset} + 0)`;
+  const fromEnd = sql`select created_at, record_id from ${entries} where ${matching} and not ${forward} ${ordered(flip(direction))}
+    limit (select case when ${forward} then 0 else ${sql.raw(greatest)}(0, ${sql.raw(least)}(${perPage}, n - ${offset})) end from t)
+    offset (select ${sql.raw(greatest)}(0, n - ${offset} - ${perPage}) from t)`;
+  // Each record by its id: PostgreSQL's LATERAL with LIMIT 1 is a nested loop from the page's entries whatever a generic plan guesses.
+  // (SQLite: the table under its own name, as its plan names it: test/listing/queryPlans.e2e.test.ts.)
+  const record =
+    dialect === 'postgres'
+      ? sql`cross join lateral (select resource from ${sql.table(table)} where id = m.record_id and tenant_id = ${scope.tenantId} limit 1) as r`
+      : sql`join ${sql.table(table)} on ${sql.ref(`${table}.id`)} = m.record_id and ${sql.ref(`${table}.tenant_id`)} = ${scope.tenantId}`;
+  const resource = dialect === 'postgres' ? sql.ref('r.resource') : sql.ref(`${table}.resource`);
+  const page = sql`select ${resource} as resource, m.created_at, m.record_id
+    from (select * from (${fromStart}) as f union all select * from (${fromEnd}) as b) as m ${record}`;
+  const total = valueCountSql(scope.tenantId, table as MetadataList, search.key, search.values);
+  const d = sql.raw(direction);
+  return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
+    select t.n as total, p.resource from t left join (${page}) as p on true order by p.created_at ${d}, p.record_id ${d}`;
+}

@@ -1,0 +1,128 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { FastifyInstance } from 'fastify';
+import { card } from '../support/cards.ts';
+import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
+
+type Resource = { id: string; created_at: string; metadata: Record<string, string> } & Record<string, unknown>;
+
+/**
+ * A search of one metadata key with one value, sorted by created_at (the default, `created_at`,
+ * `-created_at`), over the tenant's whole list: every page is read in the entries' own order
+ * (listing/entryOrderPage.ts, `X-Page-Strategy: entries`), first pages and deep ones, and is
+ * exactly the slice count(*) + OFFSET gives of the records sorted by created_at then id. Many
+ * records share a created_at (the clock held still while they are written), so the order among
+ * them is their ids'. Accounts' metadata is replaced and accounts deleted in between: their
+ * entries keep the account's created_at, not the time of the change.
+ */
+describe('a one-value metadata search in created_at order is read in its entries’ order', () => {
+  let t: TestContext;
+  /** Every page past the first is a deep one (plainOffsetUpTo 0). */
+  let deep: FastifyInstance;
+  const start = Date.now() + 3_600_000;
+  /** Three instants, each shared by many records. */
+  const instants = [start, start + 1, start + 60_000].map((ms) => new Date(ms));
+
+  beforeAll(async () => {
+    t = await createTestApp();
+    deep = await appOn(t.database, { listTuning: { plainOffsetUpTo: 0, skipHop: 3 } });
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+  afterAll(async () => {
+    await deep.close();
+    await t.close();
+  });
+
+  /** Writes at `at`: the service's clock reads that instant meanwhile. */
+  async function at<T>(when: Date, write: () => Promise<T>): Promise<T> {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(when);
+    try {
+      return await write();
+    } finally {
+      vi.useRealTimers();
+    }
+  }
+
+  const byCreated = (direction: 'asc' | 'desc') => (a: Resource, b: Resource) => {
+    const sign = direction === 'asc' ? 1 : -1;
+    if (a.created_at !== b.created_at) return (a.created_at < b.created_at ? -1 : 1) * sign;
+    return (a.id < b.id ? -1 : 1) * sign;
+  };
+
+  /** Every page (and one past the last) of `path` searched for tier=gold, on both instances, against the model. */
+  async function checkEveryPage(key: string, path: string, records: Resource[]) {
+    const gold = records.filter((r) => r.metadata.tier === 'gold');
+    expect(gold.length).toBeGreaterThan(8);
+    for (const [sort, direction] of [
+      ['', 'asc'],
+      ['&sort=created_at', 'asc'],
+      ['&sort=-created_at', 'desc'],
+    ] as const) {
+      const expected = [...gold].sort(byCreated(direction));
+      for (const [way, app] of [
+        ['first pages', t.app],
+        ['deep pages', deep],
+      ] as const) {
+        for (const perPage of [1, 4]) {
+          const last = Math.ceil(expected.length / perPage);
+          for (let page = 1; page <= last + 1; page++) {
+            const url = `${path}?filter[metadata][tier]=gold${sort}&per_page=${perPage}&page=${page}`;
+            const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
+            expect(response.statusCode, response.body).toBe(200);
+            const body = response.json();
+            expect(body.meta.total, `${way}: ${url}`).toBe(expected.length);
+            expect(body.data, `${way}: ${url}`).toEqual(expected.slice((page - 1) * perPage, page * perPage));
+            expect(response.headers['x-page-strategy'], `${way}: ${url}`).toBe(page > last ? 'past-end' : 'entries');
+          }
+        }
+      }
+    }
+  }
+
+  it('pages payments sharing created_at instants in both directions, each page as count(*) + OFFSET gives it', async () => {
+    const { key } = await t.tenant('entry-order-payments');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;
+    const payments: Resource[] = [];
+    for (const [i, instant] of instants.entries()) {
+      await at(instant, async () => {
+        for (let n = 0; n < 9; n++) {
+          const metadata = n % 3 === 2 ? { tier: 'silver' } : n % 4 === 0 ? { tier: 'gold', channel: `web${i}` } : { tier: 'gold' };
+          const created = await t.send('POST', '/v3/payments', key, { account_id: account.id, amount: 100 + n, currency: 'EUR', card: card(), metadata });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          payments.push(created.body.data);
+        }
+      });
+    }
+    await checkEveryPage(key, '/v3/payments', payments);
+  });
+
+  it('pages accounts in created_at order as their metadata is replaced and accounts are deleted, the entries keeping each account’s created_at', async () => {
+    const { key } = await t.tenant('entry-order-accounts');
+    const accounts = new Map<string, Resource>();
+    for (const instant of instants) {
+      await at(instant, async () => {
+        for (let n = 0; n < 10; n++) {
+          const metadata = n % 2 === 0 ? { tier: 'gold' } : { tier: 'silver' };
+          const created = await t.send('POST', '/v3/accounts', key, { name: `a${n}`, email: 'a@example.com', currency: 'EUR', metadata });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          accounts.set(created.body.data.id, created.body.data);
+        }
+      });
+    }
+    // Later (now, not any instant above): silver becomes gold on some, gold silver on others, some deleted.
+    for (const [i, account] of [...accounts.values()].entries()) {
+      if (i % 5 === 0) {
+        expect((await t.send('DELETE', `/v3/accounts/${account.id}`, key)).status).toBe(204);
+        accounts.delete(account.id);
+      } else if (i % 3 === 0) {
+        const metadata = account.metadata.tier === 'gold' ? { tier: 'silver', note: 'x' } : { tier: 'gold' };
+        const patched = await t.send('PATCH', `/v3/accounts/${account.id}`, key, { metadata });
+        expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+        accounts.set(account.id, patched.body.data);
+      }
+    }
+    await checkEveryPage(key, '/v3/accounts', [...accounts.values()]);
+  });
+});
