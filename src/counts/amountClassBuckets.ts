@@ -98,10 +98,20 @@ const AMOUNT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
 /** Every class, in amount order. */
 export const AMOUNT_CLASSES_IN_ORDER: readonly string[] = AMOUNT_CLASSES.map((c) => c.amountClass);
 
-/** The position in AMOUNT_CLASSES of the class whose least amount is `value`: undefined when `value` is no class's least amount. */
-function classStartingAt(value: number): number | undefined {
-  const i = AMOUNT_CLASSES.findIndex((c) => c.first === value);
-  return i < 0 ? undefined : i;
+/**
+ * The run of `classes` (in amount order, with their least amounts) an amount range is made of
+ * exactly: `low` inclusive and `high` exclusive, either undefined when open; undefined when an end
+ * is no class's least amount, or the range is empty.
+ */
+function classesBetween(classes: ReadonlyArray<{ amountClass: string; first: number }>, low: number | undefined, high: number | undefined) {
+  const startingAt = (value: number) => {
+    const i = classes.findIndex((c) => c.first === value);
+    return i < 0 ? undefined : i;
+  };
+  const first = low === undefined ? 0 : startingAt(low);
+  const after = high === undefined ? classes.length : startingAt(high);
+  if (first === undefined || after === undefined || after <= first) return undefined;
+  return classes.slice(first, after).map((c) => c.amountClass);
 }
 
 /**
@@ -110,10 +120,7 @@ function classStartingAt(value: number): number | undefined {
  * classes, or is empty.
  */
 export function amountClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
-  const first = low === undefined ? 0 : classStartingAt(low);
-  const after = high === undefined ? AMOUNT_CLASSES.length : classStartingAt(high);
-  if (first === undefined || after === undefined || after <= first) return undefined;
-  return AMOUNT_CLASSES.slice(first, after).map((c) => c.amountClass);
+  return classesBetween(AMOUNT_CLASSES, low, high);
 }
 
 /** The coarser classes, in amount order, with their least amounts. */
@@ -125,14 +132,7 @@ const DIGIT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
 
 /** The coarser classes an amount range is made of exactly (ends as for amountClassesOf), or undefined. */
 export function digitClassesOf(low: number | undefined, high: number | undefined): string[] | undefined {
-  const at = (value: number) => {
-    const i = DIGIT_CLASSES.findIndex((c) => c.first === value);
-    return i < 0 ? undefined : i;
-  };
-  const first = low === undefined ? 0 : at(low);
-  const after = high === undefined ? DIGIT_CLASSES.length : at(high);
-  if (first === undefined || after === undefined || after <= first) return undefined;
-  return DIGIT_CLASSES.slice(first, after).map((c) => c.amountClass);
+  return classesBetween(DIGIT_CLASSES, low, high);
 }
 
 /** The finer classes of each number of digits (the first two characters of a class), in order. */

@@ -689,13 +689,14 @@ export async function writeListPage(
   const { offset } = paging;
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
   const whole = listRequest(table, scope, query);
-  // A search read in its entries' order: every page is one statement (entryOrderPage.ts).
+  // A search read in its entries' order: every page is one statement, as a first page is (entryOrderPage.ts).
   const entryOrder = inEntryOrder(whole, tuning);
-  const search = offset < tuning.plainOffsetUpTo || entryOrder ? undefined : bucketSearchOf(whole, query);
+  const asFirstPage = offset < tuning.plainOffsetUpTo || entryOrder;
+  const search = asFirstPage ? undefined : bucketSearchOf(whole, query);
   // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
-  const list = offset < tuning.plainOffsetUpTo || entryOrder ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
+  const list = asFirstPage ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
   const how = search ? 'buckets' : entryOrder ? 'entries' : 'offset';
-  const oneStatement = offset < tuning.plainOffsetUpTo || search !== undefined || entryOrder;
+  const oneStatement = asFirstPage || search !== undefined;
   if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven.
   if (dialect === 'sqlite' && !search?.sortKeys) list.walk = await walksSortIndex(db, list, paging);

@@ -18,9 +18,7 @@ import type { ListScope } from './listScope.ts';
  * (an index-only count over (tenant, key, value); the least over several keys, all of which must
  * hold) chooses, like rangePlans.ts' walkIsCheaper (probeIsCheaper). Under a search of several keys or with other filters
  * the matches are fewer than the entries; the choice assumes they are independent.
- */
-
-/*
+ *
  * A search of one key with one value in created_at order over the whole list needs neither: its
  * pages are read in the entries' own order (entryOrderPage.ts, migration 0023).
  */
