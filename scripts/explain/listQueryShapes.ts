@@ -10,13 +10,14 @@ import {
   hopSelect,
   offsetPageSelect,
   reversed,
+  sortedIdsPageSelect,
   type ListScope,
   type ListTable,
 } from '../../src/listing/listPageQueries.ts';
 import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
 import { totalOrder } from '../../src/listing/keyset.ts';
-import { withRangesWritten } from '../../src/listing/rangePlans.ts';
+import { withRangesWritten, withSortUnindexed } from '../../src/listing/rangePlans.ts';
 import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
 import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
 import { metadataShareSelect, metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
@@ -39,6 +40,8 @@ export interface ListShape {
    * this index in the sort's order (src/listing/rangePlans.ts), the range tested row by row.
    */
   walks?: string;
+  /** The same shape, few rows in range: the index of the range's column that SQLite's page reads and sorts the ids in. */
+  rangeIndex?: string;
   /**
    * A metadata search: the index its page walks when the searched values are common, each row's
    * entry probed (src/listing/metadataPlans.ts).
@@ -57,7 +60,7 @@ const accountPayments = (query: string, ordered = true): ListShape => ({
   ordered,
 });
 /** A shape whose SQLite page walks `index` when most of its rows are in range (rangePlans.ts). */
-const walking = (shape: ListShape, index: string): ListShape => ({ ...shape, walks: index });
+const walking = (shape: ListShape, index: string, rangeIndex: string): ListShape => ({ ...shape, walks: index, rangeIndex });
 /** A metadata search whose page walks `index` when its values are common, probing the entries (metadataPlans.ts). */
 const probing = (shape: ListShape, index: string): ListShape => ({ ...shape, probes: index });
 const accounts = (query: string, ordered = true): ListShape => ({ table: 'accounts', request: `/v3/accounts?${query}`, perAccount: false, query, ordered });
@@ -86,11 +89,16 @@ export const LIST_SHAPES: ListShape[] = [
   payments(`filter[account_id]=${SOME_ACCOUNT}`),
   payments('filter[created_at][gte]=2026-01-01'),
   payments('filter[amount][gte]=1000&sort=amount'),
-  walking(payments('filter[amount][gte]=1000', false), 'payments_tenant_created'),
-  walking(payments('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000', false), 'payments_tenant_currency_created'),
+  walking(payments('filter[amount][gte]=1000', false), 'payments_tenant_created', 'payments_tenant_amount'),
+  walking(
+    payments('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000', false),
+    'payments_tenant_currency_created',
+    'payments_tenant_currency_amount',
+  ),
   walking(
     payments('filter[status]=succeeded&filter[created_at][gte]=2026-01-01&filter[created_at][lt]=2026-02-01&sort=-amount', false),
     'payments_tenant_status_amount',
+    'payments_tenant_status_created',
   ),
   // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.
   probing(payments('filter[metadata][channel]=web', false), 'payments_tenant_created'),
@@ -202,6 +210,13 @@ export function shapeQueries(
       out.push({ label: `offset${end}, walking the sort's index`, strategy: `walk${end}`, query: offsetPageSelect(db, shape.table, scope, w, 100, 100) });
       out.push({ label: `skip-hops${end} (one hop), walking`, strategy: `walk${end}`, query: hopSelect(db, shape.table, scope, w, boundary, 10_000) });
       out.push({ label: `skip-hops${end} (the page), walking`, strategy: `walk${end}`, query: afterBoundarySelect(db, shape.table, scope, w, boundary, 100) });
+      // Few rows in range: the page's ids read from the range's index and sorted there, then its rows by primary key.
+      const r = withSortUnindexed(end ? reversed(query) : query);
+      out.push({
+        label: `page${end}, the range's index read and its ids sorted`,
+        strategy: `range${end}`,
+        query: sortedIdsPageSelect(db, shape.table, scope, r, 100, 100),
+      });
     }
   }
   return out;

@@ -22,6 +22,7 @@ import { metadataValueCountsMigration } from './migrations/0020_metadata_value_c
 import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 import { oneDigitAmountClassesMigration } from './migrations/0022_one_digit_amount_classes.ts';
 import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
+import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_indexes_carry_created_at.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -55,6 +56,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
     '0022_one_digit_amount_classes': oneDigitAmountClassesMigration(dialect),
     '0023_metadata_entries_in_created_order': metadataEntriesInCreatedOrderMigration(dialect),
+    '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
   };
 }
 

@@ -1,5 +1,5 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
-import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
+import type { Condition, ListQuery, SortKey } from '../listquery/parseListQuery.ts';
 
 const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
@@ -56,11 +56,16 @@ export function applyConditions<QB extends SelectQueryBuilder<any, any, any>>(qb
   return out;
 }
 
+/** A sort key's column as written: `+column` unindexed (SQLite: the order then comes from no index, listing/rangePlans.ts). */
+export function sortKeySql(key: SortKey) {
+  return key.written === 'unindexed' ? sql`+${sql.ref(key.column)}` : sql.ref(key.column);
+}
+
 /** Adds the total order: the requested keys, then id in the last key's direction (one index scan direction). */
 // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
 export function applyOrder<QB extends SelectQueryBuilder<any, any, any>>(qb: QB, query: ListQuery): QB {
   let out = qb;
-  for (const key of query.sort) out = out.orderBy(sql.ref(key.column), key.direction) as QB;
+  for (const key of query.sort) out = out.orderBy(sortKeySql(key), key.direction) as QB;
   const last = query.sort[query.sort.length - 1];
   return out.orderBy(sql.ref('id'), last?.direction ?? 'asc') as QB;
 }

@@ -25,6 +25,7 @@ import {
   DEFERRED_JOIN_FROM,
   hopSelect,
   offsetPageSelect,
+  sortedIdsPageSelect,
   reversed,
   SKIP_HOP,
   type ListScope,
@@ -36,7 +37,16 @@ import { amountClassesOfQuery } from './amountClassRanges.ts';
 import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
-import { hasLiteralRange, hasRangeOffTheSort, walkIsCheaper, walkServesOrder, withRangesWritten, withStartSideUnindexed } from './rangePlans.ts';
+import {
+  hasLiteralRange,
+  hasRangeOffTheSort,
+  sqliteSortCost,
+  walkIsCheaper,
+  walkServesOrder,
+  withRangesWritten,
+  withSortUnindexed,
+  withStartSideUnindexed,
+} from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
@@ -104,7 +114,11 @@ interface ListRequest {
   slice: ListSlice | undefined;
   /** A bucketed slice narrowed by a range: its total from bucket counts and the range's edge rows. */
   ranged?: RangedTotal;
-  /** SQLite: the page's rows walk the sort's index, the range tested row by row (rangePlans.ts); the total is read as ever. */
+  /**
+   * SQLite, where counts choose a ranged list's plan (rangePlans.ts): true, the page's rows walk
+   * the sort's index, the range tested row by row; false, they are read from the range's index and
+   * sorted; undefined, no counts choose. The total is read as ever.
+   */
   walk?: boolean;
   /** PostgreSQL: the first pages' one statement holds both plans and chooses by its counts (rangePlanStatement.ts). */
   choose?: boolean;
@@ -127,7 +141,7 @@ interface ListRequest {
  * the sort's index, its metadata search written as probes when the page walks the list's index.
  */
 function rowsQueryOf(list: ListRequest): ListQuery {
-  const query = list.walk ? withRangesWritten(list.query, 'unindexed') : list.query;
+  const query = list.walk === undefined ? list.query : list.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
   if (list.probe) return withMetadataProbed(query);
   return list.lead === undefined ? query : withMetadataLead(query, list.lead);
 }
@@ -193,12 +207,17 @@ function probesEntries(tuning: ListTuning, counts: { entries: number; size: numb
  * (rangePlans.ts), from the slice's count and the range's bucket counts: a few count rows, read
  * inline before the page. Only ever a choice of plan: both read the same rows.
  */
-async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: PageParams): Promise<boolean> {
+async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: PageParams, placed: boolean): Promise<boolean | undefined> {
   const { ranged } = list;
-  if (!ranged || !plansByCounts(list)) return false;
+  if (!ranged || !plansByCounts(list)) return undefined;
   const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
-  const [counts] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
-  return walkIsCheaper({ slice: Number(counts.slice), covered: Number(counts.covered) }, paging.offset, paging.perPage);
+  const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
+  const counts = { slice: Number(row.slice), covered: Number(row.covered) };
+  if (!placed) return walkIsCheaper(counts, paging.offset, paging.perPage, sqliteSortCost);
+  // A page the amount classes place walks from its bucket, skipping nothing before it; the range's
+  // index would still sort the rows up to it (counted from the nearer end).
+  const kept = Math.min(paging.offset, Math.max(0, counts.covered - paging.offset - paging.perPage)) + paging.perPage;
+  return walkIsCheaper(counts, 0, paging.perPage, () => sqliteSortCost(kept));
 }
 
 /** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
@@ -306,9 +325,11 @@ async function rowsAt(
   query: ListQuery,
   skip: number,
   limit: number,
-): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' }> {
+): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' | 'sorted-ids' }> {
   const { table, scope } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
+  // SQLite, the range's index read (few rows in range, rangePlans.ts): their ids sorted at any depth, no hops.
+  if (list.walk === false) return { rows: await run(sortedIdsPageSelect(db, table, scope, query, skip, limit)), how: 'sorted-ids' };
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
   if (dialect === 'postgres') return { rows: await run(deferredJoinPageSelect(db, table, scope, query, skip, limit)), how: 'deferred-join' };
   const boundary = await skipInHops(db, table, scope, query, skip, tuning.skipHop);
@@ -381,7 +402,7 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
     const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
     return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
   }
-  const page = offsetPageSelect(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
+  const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, dialect, list).as('total')));
   if (list.choose && list.ranged) {
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
@@ -507,7 +528,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.endpointId !== undefined,
     query.sort,
     search ? [search.kind, search.column, search.direction, search.sortKeys ?? null, search.subtractKeys === true] : 'offset',
-    list.walk === true,
+    list.walk ?? null,
     list.probe === true,
     list.chooseMetadata ?? null,
     list.countBy ?? null,
@@ -692,14 +713,18 @@ export async function writeListPage(
   // A search read in its entries' order: every page is one statement, as a first page is (entryOrderPage.ts).
   const entryOrder = inEntryOrder(whole, tuning);
   const asFirstPage = offset < tuning.plainOffsetUpTo || entryOrder;
-  const search = asFirstPage ? undefined : bucketSearchOf(whole, query);
+  const placed = asFirstPage ? undefined : bucketSearchOf(whole, query);
+  if (guard && !((asFirstPage || placed !== undefined) && dialect === 'postgres')) await guard.check();
+  // After the key's check: nothing of the tenant's is read for a key not yet proven. SQLite: the
+  // counts choose a ranged list's plan; a page that amount classes would place, walking the sort's
+  // index from there, is read from the range's index instead when the range holds few rows.
+  const walk = dialect === 'sqlite' ? await walksSortIndex(db, whole, paging, placed?.sortKeys !== undefined) : undefined;
+  const search = placed?.sortKeys && walk === false ? undefined : placed;
   // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
   const list = asFirstPage ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
-  const how = search ? 'buckets' : entryOrder ? 'entries' : 'offset';
+  if (!search?.sortKeys) list.walk = walk;
+  const how = search ? 'buckets' : entryOrder ? 'entries' : list.walk === false ? 'sorted-ids' : 'offset';
   const oneStatement = asFirstPage || search !== undefined;
-  if (guard && !(oneStatement && dialect === 'postgres')) await guard.check();
-  // After the key's check: nothing of the tenant's is read for a key not yet proven.
-  if (dialect === 'sqlite' && !search?.sortKeys) list.walk = await walksSortIndex(db, list, paging);
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.
   if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query) && !list.entryOrder) {
     const counts = await metadataCounts(db, list);

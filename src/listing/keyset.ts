@@ -1,5 +1,6 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SortKey } from '../listquery/parseListQuery.ts';
+import { sortKeySql } from './applyListQuery.ts';
 
 /** A row's place in a list: its sort-key values, then its id. */
 export type Boundary = Array<string | number>;
@@ -22,7 +23,7 @@ export function boundaryOf(row: Record<string, unknown>, sort: SortKey[]): Bound
  */
 export function afterBoundary(sort: SortKey[], boundary: Boundary): RawBuilder<boolean> {
   const order = totalOrder(sort);
-  const columns = order.map((k) => sql.ref(k.column));
+  const columns = order.map((k) => sortKeySql(k));
   if (order.every((k) => k.direction === order[0].direction)) {
     const op = sql.raw(order[0].direction === 'asc' ? '>' : '<');
     return sql<boolean>`(${sql.join(columns)}) ${op} (${sql.join(boundary)})`;

@@ -43,6 +43,8 @@ export type Condition =
 export interface SortKey {
   column: string;
   direction: 'asc' | 'desc';
+  /** How the column is written in SQL, to steer the plan only (listing/rangePlans.ts): `unindexed`, `+column` on SQLite. */
+  written?: 'unindexed';
 }
 
 export interface ListQuery {

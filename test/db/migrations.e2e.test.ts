@@ -128,6 +128,7 @@ describe('migrations', () => {
         '0021_amount_class_buckets',
         '0022_one_digit_amount_classes',
         '0023_metadata_entries_in_created_order',
+        '0026_amount_indexes_carry_created_at',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>

@@ -150,6 +150,24 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     },
   );
 
+  // Migration 0026: the amount indexes carry created_at as 0019 made the created_at ones carry
+  // amount, so a page of a range holding few rows (rangePlans.ts) sorts its ids in the range's
+  // index alone, at any depth, and reads only the page's rows, by primary key.
+  it.runIf(TEST_DIALECT === 'sqlite').each(LIST_SHAPES.filter((s) => s.rangeIndex))(
+    '$request, few rows in range: the ids sorted in the range’s index alone, the page’s rows read by primary key (SQLite)',
+    async (shape) => {
+      const reads = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter((q) => q.strategy?.startsWith('range'));
+      expect(reads.length).toBe(2);
+      for (const { label, query } of reads) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        expect(plan.fullScan, why).toBe(false);
+        expect(plan.indexOnly, why).toContain(shape.rangeIndex);
+        expect([...plan.indexes].sort(), why).toEqual([shape.rangeIndex, 'sqlite_autoindex_payments_1'].sort());
+      }
+    },
+  );
+
   // Counts in two dimensions (counts/amountClassBuckets.ts): a deep page of an amount range made of
   // whole classes, sorted by created_at, is placed by the classes' created_at buckets, then read
   // by walking the slice's created_at index with the range tested on each entry: no sort, no scan.

@@ -3,10 +3,12 @@ import type { ListQuery } from '../../src/listquery/parseListQuery.ts';
 import {
   hasLiteralRange,
   hasRangeOffTheSort,
+  sqliteSortCost,
   walkIsCheaper,
   walkServesOrder,
   withRangesClosed,
   withRangesWritten,
+  withSortUnindexed,
   withStartSideUnindexed,
 } from '../../src/listing/rangePlans.ts';
 
@@ -89,6 +91,27 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
     // The boundary: (skip + per_page) × slice against covered².
     expect(walkIsCheaper({ slice: 1000, covered: 100 }, 0, 10)).toBe(true);
     expect(walkIsCheaper({ slice: 1001, covered: 100 }, 0, 10)).toBe(false);
+  });
+
+  it('weighs the range’s sort by what it keeps (SQLite): a first page’s few rows cheaply, a deep page’s whole sort dearly', () => {
+    // 0.06 % of 10M payments in range (`amount ≤ 100`): page 1 walks ~28k entries for its 15
+    // rows; the range's index reads 5,400 and keeps 15.
+    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 0, 15, sqliteSortCost)).toBe(false);
+    // Its middle page keeps 2,700 rows sorted: still the range's index, a walk would skip 2,700 × 1,850 entries.
+    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 2700, 15, sqliteSortCost)).toBe(false);
+    // 30 % in range, its middle page: a whole sort of 150k rows costs more than walking to them.
+    expect(walkIsCheaper({ slice: 1_000_000, covered: 300_000 }, 150_000, 15)).toBe(false);
+    expect(walkIsCheaper({ slice: 1_000_000, covered: 300_000 }, 150_000, 15, sqliteSortCost)).toBe(true);
+    expect(sqliteSortCost(15)).toBeLessThan(sqliteSortCost(150_000));
+  });
+
+  it('writes the sort’s first column unindexed, and only that, to read the range’s index instead', () => {
+    const twoKeys: ListQuery = { ...amountFrom1000ByTime, sort: [...amountFrom1000ByTime.sort, { column: 'amount', direction: 'asc' }] };
+    expect(withSortUnindexed(twoKeys).sort).toEqual([
+      { column: 'created_at', direction: 'desc', written: 'unindexed' },
+      { column: 'amount', direction: 'asc' },
+    ]);
+    expect(withSortUnindexed(twoKeys).conditions).toBe(twoKeys.conditions);
   });
 
   it('walks only where one index gives the sort’s order: one value per dimension, one sort key', () => {

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
+import { TEST_DIALECT } from '../support/testDatabase.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { recountTenant } from '../../src/counts/listCounts.ts';
 
@@ -85,8 +86,9 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     filters: Partial<Record<'status' | 'currency' | 'card_brand' | 'account_id', string[]>>,
     ranges: Array<[string, Op, number]>,
     sort: string,
-    deepStrategy?: string,
-  ) {
+    deepStrategy?: string | string[],
+  ): Promise<Set<string>> {
+    const seen = new Set<string>();
     const want = expected(filters, ranges, sort);
     const query = [
       ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
@@ -104,8 +106,11 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
         `${query} page ${page}`,
       ).toEqual(want.slice((page - 1) * perPage, page * perPage));
       // From page 2 on a page is a deep one (plainOffsetUpTo 3).
-      if (deepStrategy && page >= 2 && page <= last) expect(response.headers['x-page-strategy'], `${query} page ${page}`).toBe(deepStrategy);
+      const strategy = String(response.headers['x-page-strategy']);
+      seen.add(strategy);
+      if (deepStrategy && page >= 2 && page <= last) expect([deepStrategy].flat(), `${query} page ${page}: ${strategy}`).toContain(strategy);
     }
+    return seen;
   }
 
   const pick = <K extends keyof Row>(k: K, i: number) => [...new Set(rows.map((r) => r[k]))].sort()[i] as string;
@@ -298,11 +303,18 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     ];
     // Off every class edge: no run of whole classes, the row-by-row ways.
     const partial = [range(['gte', 1500]), range(['gt', 1001]), range(['lte', 4998]), range(['gte', 21], ['lt', 5002])];
+    // SQLite reads a range that holds few rows from its own index, its ids sorted there, at any
+    // depth (rangePlans.ts): cheaper than walking to its few rows from the bucket that places them.
+    const placedOrSorted = TEST_DIALECT === 'sqlite' ? ['buckets', 'sorted-ids', 'sorted-ids-from-end'] : ['buckets'];
+    const seen = new Set<string>();
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
-        for (const r of partial) await check(f, r, sort);
-        for (const r of whole) await check(f, r, sort, 'buckets');
+        for (const r of partial) for (const s of await check(f, r, sort)) seen.add(s);
+        for (const r of whole) for (const s of await check(f, r, sort, placedOrSorted)) seen.add(s);
       }
     }
+    // Both ways were taken, every page of both exact.
+    expect([...seen].filter((s) => s.startsWith('buckets'))).not.toEqual([]);
+    if (TEST_DIALECT === 'sqlite') expect([...seen].filter((s) => s.startsWith('sorted-ids'))).not.toEqual([]);
   }, 300_000);
 });
