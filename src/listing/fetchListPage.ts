@@ -43,6 +43,7 @@ import {
   sqliteSortCost,
   walkIsCheaper,
   walkServesOrder,
+  withLowEndClosed,
   withRangesWritten,
   withSortUnindexed,
   withStartSideUnindexed,
@@ -298,7 +299,10 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
 /** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best (metadataPlanStatement.ts). */
 function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) {
   if (list.slice) return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice);
-  if (list.ranged) return rangedTotalSelect(db, list.table, list.scope, list.query, list.ranged);
+  if (list.ranged) {
+    const query = dialect === 'postgres' ? withLowEndClosed(list.query, list.ranged.column) : list.query;
+    return rangedTotalSelect(db, list.table, list.scope, query, list.ranged);
+  }
   if (searchesMetadata(list.query)) {
     const by = list.countBy ?? (totalIsEntryCount(list.scope, list.query) ? 'entries' : { lead: 0 });
     return metadataTotalSelect(db, dialect, list.table, list.scope, list.query, by);

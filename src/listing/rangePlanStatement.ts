@@ -6,7 +6,7 @@ import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
 import { offsetPageSelect, rangedTotalOver, rangeShareSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import type { RangedTotal } from './rangedTotal.ts';
-import { withRangesClosed, withRangesWritten } from './rangePlans.ts';
+import { withLowEndClosed, withRangesClosed, withRangesWritten } from './rangePlans.ts';
 
 /**
  * rangePlans.ts' walkIsCheaper in SQL, over the counts `slice` and `covered` (numbers of the
@@ -36,7 +36,7 @@ export function walkIsCheaperSql(slice: Expression<number>, covered: Expression<
  * is the same either way: only how they are found differs.
  */
 export function rangePlanPageStatement(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal, paging: PageParams) {
-  const total = rangedTotalOver(db, table, scope, query, ranged, sql.ref('c.covered'));
+  const total = rangedTotalOver(db, table, scope, withLowEndClosed(query, ranged.column), ranged, sql.ref('c.covered'));
   const walks = walkIsCheaperSql(sql.ref('t.slice'), sql.ref('t.covered'), paging.offset, paging.perPage);
   const order = totalOrder(query.sort);
   const columns = [...new Set(order.map((k) => k.column))] as Array<'id'>;

@@ -6,6 +6,7 @@ import {
   sqliteSortCost,
   walkIsCheaper,
   walkServesOrder,
+  withLowEndClosed,
   withRangesClosed,
   withRangesWritten,
   withSortUnindexed,
@@ -112,6 +113,22 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
       { column: 'amount', direction: 'asc' },
     ]);
     expect(withSortUnindexed(twoKeys).conditions).toBe(twoKeys.conditions);
+  });
+
+  it('closes a range with no lower bound at its type’s far end, so a generic plan counts its lower edge as few rows', () => {
+    const upTo100: ListQuery = {
+      conditions: [{ column: 'amount', match: 'range', op: 'lte', value: 100 }],
+      sort: [{ column: 'created_at', direction: 'desc' }],
+    };
+    expect(withLowEndClosed(upTo100, 'amount').conditions).toEqual([
+      { column: 'amount', match: 'range', op: 'lte', value: 100 },
+      { column: 'amount', match: 'range', op: 'gte', value: '-9223372036854775808' },
+    ]);
+    const before: ListQuery = { conditions: [{ column: 'created_at', match: 'range', op: 'lt', value: '2026-09-01T00:00:00.000Z' }], sort: [] };
+    expect(withLowEndClosed(before, 'created_at').conditions.at(-1)).toEqual({ column: 'created_at', match: 'range', op: 'gte', value: '-infinity' });
+    // Bounded below already, or another column: unchanged.
+    expect(withLowEndClosed(amountFrom1000ByTime, 'amount')).toBe(amountFrom1000ByTime);
+    expect(withLowEndClosed(upTo100, 'created_at')).toBe(upTo100);
   });
 
   it('walks only where one index gives the sort’s order: one value per dimension, one sort key', () => {
