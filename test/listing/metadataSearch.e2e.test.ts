@@ -61,6 +61,10 @@ const searchArb = fc.oneof(
   { weight: 1, arbitrary: fc.uniqueArray(termArb, { minLength: 2, maxLength: 2, selector: ([key]) => key }) },
 );
 
+const ACCOUNT_STATUSES = ['active', 'suspended', 'closed'];
+const PAYMENT_STATUSES = ['succeeded', 'authorized', 'failed', 'canceled', 'refunded', 'partially_refunded'];
+/** An any-of status filter: each list takes those of its own statuses (none: no status filter). */
+const statusesArb = fc.uniqueArray(fc.constantFrom(...ACCOUNT_STATUSES, ...PAYMENT_STATUSES), { minLength: 1, maxLength: 3 });
 const accountArb = fc.record({ kind: fc.constant('account' as const), metadata: metadataArb, name: fc.stringMatching(/^[a-z]{1,3}$/) });
 const paymentArb = fc.record({
   kind: fc.constant('payment' as const),
@@ -78,17 +82,27 @@ const commandArb = fc.oneof(
       kind: fc.constant('patch' as const),
       pick: fc.nat(),
       metadata: metadataArb,
-      status: fc.constantFrom(undefined, 'active', 'suspended'),
+      status: fc.constantFrom(undefined, 'active', 'suspended', 'closed'),
     }),
   },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: paymentArb },
   {
-    weight: 2,
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('transition' as const),
+      pick: fc.nat(),
+      action: fc.constantFrom('capture', 'cancel', 'refund'),
+      refund: fc.integer({ min: 1, max: 5 }),
+    }),
+  },
+  {
+    weight: 3,
     arbitrary: fc.record({
       kind: fc.constant('totals' as const),
       key: fc.constantFrom(...KEYS),
       values: fc.uniqueArray(fc.constantFrom(...VALUES, 'nope'), { minLength: 1, maxLength: 3 }),
+      statuses: sometimes(statusesArb),
       way: fc.constantFrom(...(Object.keys(WAYS) as Way[])),
     }),
   },
@@ -98,7 +112,7 @@ const commandArb = fc.oneof(
       kind: fc.constant('read' as const),
       list: fc.constantFrom('accounts', 'payments', 'account payments'),
       search: searchArb,
-      status: sometimes(fc.constantFrom('active', 'suspended', 'succeeded', 'authorized', 'failed')),
+      status: sometimes(statusesArb),
       currency: sometimes(fc.constantFrom('EUR', 'USD')),
       created: sometimes(fc.tuple(fc.constantFrom('gte', 'gt', 'lte', 'lt'), fc.nat())),
       sort: fc.nat(),
@@ -148,6 +162,12 @@ function compareBy(order: Sort) {
   };
 }
 
+/** The statuses of `statuses` that `list` has; undefined when none (no status filter then). */
+function statusesOf(list: 'accounts' | 'payments', statuses: string[] | undefined): string[] | undefined {
+  const own = statuses?.filter((s) => (list === 'accounts' ? ACCOUNT_STATUSES : PAYMENT_STATUSES).includes(s));
+  return own && own.length > 0 ? own : undefined;
+}
+
 const pick = <T>(items: T[], n: number): T | undefined => (items.length === 0 ? undefined : items[n % items.length]);
 
 describe('metadata search: filter[metadata][key]=a,b', () => {
@@ -189,10 +209,10 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     const all = [...(table === 'accounts' ? accounts : payments).values()].filter((r) => scopeAccount === undefined || r.account_id === scopeAccount);
     const params: string[] = read.search.map(([k, values]) => `filter[metadata][${encodeURIComponent(k)}]=${values.map(encodeURIComponent).join(',')}`);
     let expected = all.filter((r) => read.search.every(([k, values]) => Object.hasOwn(r.metadata, k) && values.includes(r.metadata[k])));
-    const statuses = table === 'accounts' ? ['active', 'suspended'] : ['succeeded', 'authorized', 'failed'];
-    if (read.status && statuses.includes(read.status)) {
-      params.push(`filter[status]=${read.status}`);
-      expected = expected.filter((r) => r.status === read.status);
+    const statuses = statusesOf(table, read.status);
+    if (statuses) {
+      params.push(`filter[status]=${statuses.join(',')}`);
+      expected = expected.filter((r) => statuses.includes(r.status));
     }
     if (read.currency) {
       params.push(`filter[currency]=${read.currency}`);
@@ -238,9 +258,12 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
       const entries = Math.min(
         ...read.search.map(([k, values]) => records.filter((r) => Object.hasOwn(r.metadata, k) && values.includes(r.metadata[k])).length),
       );
+      // The matches are counted (value × status counts) for one key, alone or with statuses, over the whole list; else taken to be the entries.
+      const counted = scopeAccount === undefined && read.search.length === 1 && !read.currency && !(read.created && bound);
+      const matches = counted ? expected.length : entries;
       // A first page (this instance's every page here): the skip is its OFFSET.
       const skip = (page - 1) * read.perPage;
-      reached[entries > 0 && (skip + read.perPage) * records.length <= 2 * entries * entries ? 'probe' : 'drive']++;
+      reached[matches > 0 && (skip + read.perPage) * records.length <= 2 * entries * matches ? 'probe' : 'drive']++;
     }
     if (expected.length > (page - 1) * read.perPage) reached.found++;
     if (page > 1 && expected.length > (page - 1) * read.perPage) reached.deeper++;
@@ -254,9 +277,10 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
   }
 
   /**
-   * The total of one key's search alone (from the value counts) on both lists, against plain
-   * count(*) of the records and the model; then every maintained count of the tenant (its shards
-   * summed) against count(*) of its entries.
+   * The total of one key's search, alone or with any of some statuses (from the value counts, kept
+   * per status: migration 0024), on both lists, against plain count(*) of the records and the
+   * model; then every maintained count of the tenant (its shards summed), per status, against
+   * count(*) of its entries joined with their records.
    */
   async function checkTotals(
     tenantId: string,
@@ -266,26 +290,33 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
   ) {
     const kysely = t.database.db.kysely;
     const app = apps.get(totals.way) as FastifyInstance;
-    const query = `filter[metadata][${encodeURIComponent(totals.key)}]=${totals.values.map(encodeURIComponent).join(',')}&per_page=1`;
     for (const list of ['accounts', 'payments'] as const) {
+      const statuses = statusesOf(list, totals.statuses);
+      const query = `filter[metadata][${encodeURIComponent(totals.key)}]=${totals.values.map(encodeURIComponent).join(',')}${statuses ? `&filter[status]=${statuses.join(',')}` : ''}&per_page=1`;
       const response = await call(app, 'GET', `/v3/${list}?${query}`, key);
       expect(response.statusCode, response.body).toBe(200);
       const entries = list === 'accounts' ? 'account_metadata' : 'payment_metadata';
-      const counted = await sql<{ n: number }>`select count(*) as n from ${sql.table(list)} where tenant_id = ${tenantId} and id in
+      const inStatuses = statuses ? sql`and status in (${sql.join(statuses)})` : sql``;
+      const counted = await sql<{ n: number }>`select count(*) as n from ${sql.table(list)} where tenant_id = ${tenantId} ${inStatuses} and id in
         (select record_id from ${sql.table(entries)} where tenant_id = ${tenantId} and key = ${totals.key} and value in (${sql.join(totals.values)}))`.execute(
         kysely,
       );
-      const modelled = [...lists[list].values()].filter((r) => Object.hasOwn(r.metadata, totals.key) && totals.values.includes(r.metadata[totals.key])).length;
+      const modelled = [...lists[list].values()].filter(
+        (r) => Object.hasOwn(r.metadata, totals.key) && totals.values.includes(r.metadata[totals.key]) && (!statuses || statuses.includes(r.status)),
+      ).length;
       expect(response.json().meta.total, `${list}?${query}`).toBe(Number(counted.rows[0].n));
       expect(response.json().meta.total, `${list}?${query}`).toBe(modelled);
     }
-    const kept = await sql<{ list: string; key: string; value: string; n: number }>`select list, key, value, sum(n) as n from metadata_value_counts
-      where tenant_id = ${tenantId} group by list, key, value having sum(n) <> 0 order by list, key, value`.execute(kysely);
-    const counted = await sql<{ list: string; key: string; value: string; n: number }>`select list, key, value, count(*) as n from (
-        select 'accounts' as list, key, value from account_metadata where tenant_id = ${tenantId}
-        union all select 'payments' as list, key, value from payment_metadata where tenant_id = ${tenantId}) as e
-      group by list, key, value order by list, key, value`.execute(kysely);
-    const plain = (rows: Array<{ list: string; key: string; value: string; n: number }>) => rows.map((r) => ({ ...r, n: Number(r.n) }));
+    type Kept = { list: string; key: string; value: string; status: string; n: number };
+    const kept = await sql<Kept>`select list, key, value, status, sum(n) as n from metadata_value_counts
+      where tenant_id = ${tenantId} group by list, key, value, status having sum(n) <> 0 order by list, key, value, status`.execute(kysely);
+    const counted = await sql<Kept>`select list, key, value, status, count(*) as n from (
+        select 'accounts' as list, e.key, e.value, r.status from account_metadata e join accounts r on r.id = e.record_id and r.tenant_id = e.tenant_id
+          where e.tenant_id = ${tenantId}
+        union all select 'payments' as list, e.key, e.value, r.status from payment_metadata e join payments r on r.id = e.record_id and r.tenant_id = e.tenant_id
+          where e.tenant_id = ${tenantId}) as e
+      group by list, key, value, status order by list, key, value, status`.execute(kysely);
+    const plain = (rows: Kept[]) => rows.map((r) => ({ ...r, n: Number(r.n) }));
     expect(plain(kept.rows)).toEqual(plain(counted.rows));
   }
 
@@ -308,7 +339,9 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
           if (!id) break;
           const body = { metadata: command.metadata, ...(command.status ? { status: command.status } : {}) };
           const response = await call(t.app, 'PATCH', `/v3/accounts/${id}`, key, body);
-          expect(response.statusCode, response.body).toBe(200);
+          // A closed account cannot be changed.
+          expect(response.statusCode, response.body).toBe(accounts.get(id)?.status === 'closed' ? 409 : 200);
+          if (response.statusCode !== 200) break;
           accounts.set(id, response.json().data);
           break;
         }
@@ -338,6 +371,21 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
           const created = response.json().data as Resource;
           expect(created.status).toBe(command.outcome);
           payments.set(created.id, created);
+          break;
+        }
+        case 'transition': {
+          // A payment's status change moves its metadata's counts between statuses (migration 0024); only legal ones are sent.
+          const payment = pick([...payments.values()], command.pick);
+          if (!payment) break;
+          const refundable = (payment.status === 'succeeded' || payment.status === 'partially_refunded') && command.action === 'refund';
+          if (!(payment.status === 'authorized' && command.action !== 'refund') && !refundable) break;
+          const left = (payment.amount as number) - (payment.amount_refunded as number);
+          const body = command.action === 'refund' ? { amount: Math.min(command.refund, left) } : undefined;
+          const path = command.action === 'refund' ? 'refunds' : command.action;
+          const response = await call(t.app, 'POST', `/v3/payments/${payment.id}/${path}`, key, body);
+          expect(response.statusCode, response.body).toBeLessThan(300);
+          const changed = await call(t.app, 'GET', `/v3/payments/${payment.id}`, key);
+          payments.set(payment.id, changed.json().data);
           break;
         }
         case 'read':
