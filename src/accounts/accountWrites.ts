@@ -6,7 +6,7 @@ import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/li
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
 import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../listing/metadataEntries.ts';
-import { adjustValueCounts } from '../counts/metadataValueCounts.ts';
+import { adjustValueCounts, statusMoveDeltas } from '../counts/metadataValueCounts.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
@@ -76,7 +76,11 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  const entries = input.metadata !== undefined ? await replaceMetadataEntries(trx, 'accounts', tenantId, current, input.metadata) : [];
+  // The account's entries are counted under its status (migration 0024): replaced, or moved when only the status changes.
+  const entries =
+    input.metadata !== undefined
+      ? await replaceMetadataEntries(trx, 'accounts', tenantId, updated, current.status, input.metadata)
+      : statusMoveDeltas(current.metadata, current.status, updated.status);
   if (input.status !== undefined)
     await adjustCounts(
       trx,
@@ -96,7 +100,7 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  const entries = await deleteMetadataEntries(trx, 'accounts', tenantId, id);
+  const entries = await deleteMetadataEntries(trx, 'accounts', tenantId, current);
   await adjustCounts(
     trx,
     tenantId,

@@ -11,10 +11,11 @@ export const METADATA_ENTRY_TABLE = { accounts: 'account_metadata', payments: 'p
 
 export type MetadataList = keyof typeof METADATA_ENTRY_TABLE;
 
-/** One entry added (+1) or removed (−1) by a write. */
+/** One entry added (+1) or removed (−1) by a write, in its record's status (migration 0024). */
 export interface ValueCountDelta {
   key: string;
   value: string;
+  status: string;
   delta: number;
 }
 
@@ -24,13 +25,37 @@ export interface ValueCountRow {
   list: MetadataList;
   key: string;
   value: string;
+  status: string;
   shard: number;
   n: number;
 }
 
-/** The rows (of one shard) deltas add to: one per value, zeros dropped, in the global order (mergeDeltas). */
+/** The rows (of one shard) deltas add to: one per value and status, zeros dropped, in the global order (mergeDeltas). */
 export function valueCountRows(tenantId: string, list: MetadataList, deltas: ValueCountDelta[], shard: number): ValueCountRow[] {
-  return mergeDeltas(deltas, (d) => `${d.key}\u0000${d.value}`).map((d) => ({ tenant_id: tenantId, list, key: d.key, value: d.value, shard, n: d.delta }));
+  return mergeDeltas(deltas, (d) => `${d.key}\u0000${d.value}\u0000${d.status}`).map((d) => ({
+    tenant_id: tenantId,
+    list,
+    key: d.key,
+    value: d.value,
+    status: d.status,
+    shard,
+    n: d.delta,
+  }));
+}
+
+/**
+ * What a record's status change does to the value counts: each entry of its metadata (as stored:
+ * JSON text on SQLite, an object from PostgreSQL) leaves the rows of the old status (−1) for those
+ * of the new (+1); nothing when the status stays. The record's metadata is its entries
+ * (metadataEntries.ts writes both together), so no entry needs reading.
+ */
+export function statusMoveDeltas(metadata: string | Record<string, string>, from: string, to: string): ValueCountDelta[] {
+  if (from === to) return [];
+  const pairs: Record<string, string> = typeof metadata === 'string' ? JSON.parse(metadata) : metadata;
+  return Object.entries(pairs).flatMap(([key, value]) => [
+    { key, value, status: from, delta: -1 },
+    { key, value, status: to, delta: 1 },
+  ]);
 }
 
 /**
@@ -40,10 +65,11 @@ export function valueCountRows(tenantId: string, list: MetadataList, deltas: Val
  */
 export function valueCountUpsert(tenantId: string, list: MetadataList, rows: ValueCountRow[], after: RawBuilder<unknown>) {
   const column = <K extends keyof ValueCountRow>(key: K) => rows.map((r) => r[key]);
-  return sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
-    select ${tenantId}, ${list}, * from unnest(${column('key')}::text[], ${column('value')}::text[], ${column('shard')}::smallint[], ${column('n')}::bigint[])
+  return sql`insert into metadata_value_counts (tenant_id, list, key, value, status, shard, n)
+    select ${tenantId}, ${list}, * from unnest(${column('key')}::text[], ${column('value')}::text[], ${column('status')}::text[],
+      ${column('shard')}::smallint[], ${column('n')}::bigint[])
     where ${after}
-    on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`;
+    on conflict (tenant_id, list, key, value, status, shard) do update set n = metadata_value_counts.n + excluded.n`;
 }
 
 /**
@@ -67,30 +93,35 @@ export async function adjustValueCounts(write: Write, tenantId: string, list: Me
   await trx
     .insertInto('metadata_value_counts')
     .values(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'key', 'value', 'shard']).doUpdateSet({ n: sql`metadata_value_counts.n + excluded.n` }))
+    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'key', 'value', 'status', 'shard']).doUpdateSet({ n: sql`metadata_value_counts.n + excluded.n` }))
     .execute();
 }
 
 /**
- * Rebuilds a tenant's value counts from its entries, one grouped INSERT … SELECT per list (an
- * index-only scan of the entries' primary key, in its order), inside the caller's transaction.
+ * Rebuilds a tenant's value counts from its entries, each joined with its record for its status,
+ * one grouped INSERT … SELECT per list, inside the caller's transaction.
  */
 export async function rebuildValueCounts(trx: Transaction<Database>, tenantId: string): Promise<void> {
   await trx.deleteFrom('metadata_value_counts').where('tenant_id', '=', tenantId).execute();
   for (const list of ['accounts', 'payments'] as const) {
-    await sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
-      select tenant_id, ${list}, key, value, 0, count(*) from ${sql.table(METADATA_ENTRY_TABLE[list])}
-      where tenant_id = ${tenantId} group by tenant_id, key, value`.execute(trx);
+    await sql`insert into metadata_value_counts (tenant_id, list, key, value, status, shard, n)
+      select e.tenant_id, ${list}, e.key, e.value, r.status, 0, count(*) from ${sql.table(METADATA_ENTRY_TABLE[list])} as e
+      join ${sql.table(list)} as r on r.id = e.record_id and r.tenant_id = e.tenant_id
+      where e.tenant_id = ${tenantId} group by e.tenant_id, e.key, e.value, r.status`.execute(trx);
   }
 }
 
 /**
  * How many of the tenant's records of `list` hold any of `values` of `key` (a record has one
- * value per key: the sum), from the counts: one row per value and shard read. bigint on both databases.
+ * value per key: the sum), in any of `statuses` when given (a record has one status: the sum
+ * again), from the counts: one row per value, status and shard read. bigint on both databases.
  */
-export function valueCountSql(tenantId: string, list: MetadataList, key: string, values: readonly string[]) {
-  const matching = values.length === 1 ? sql`value = ${values[0]}` : sql`value in (${sql.join(values)})`;
-  return sql<number>`(select cast(coalesce(sum(n), 0) as bigint) from metadata_value_counts where tenant_id = ${tenantId} and list = ${list} and key = ${key} and ${matching})`;
+export function valueCountSql(tenantId: string, list: MetadataList, key: string, values: readonly string[], statuses?: readonly string[]) {
+  const anyOf = (column: string, of: readonly string[]) =>
+    of.length === 1 ? sql`${sql.ref(column)} = ${of[0]}` : sql`${sql.ref(column)} in (${sql.join(of)})`;
+  const inStatuses = statuses ? sql` and ${anyOf('status', statuses)}` : sql``;
+  return sql<number>`(select cast(coalesce(sum(n), 0) as bigint) from metadata_value_counts
+    where tenant_id = ${tenantId} and list = ${list} and key = ${key} and ${anyOf('value', values)}${inStatuses})`;
 }
 
 /**
@@ -102,12 +133,14 @@ export function valueCountSql(tenantId: string, list: MetadataList, key: string,
 export class ValueCountTally {
   readonly #counts = new Map<string, ValueCountRow>();
 
-  add(list: MetadataList, entries: Iterable<{ tenant_id: string; key: string; value: string }>): void {
+  /** `status(e)`: the status of the record entry `e` is of. */
+  add<E extends { tenant_id: string; key: string; value: string }>(list: MetadataList, entries: Iterable<E>, status: (entry: E) => string): void {
     for (const e of entries) {
-      const k = `${e.tenant_id}\u0000${list}\u0000${e.key}\u0000${e.value}`;
+      const s = status(e);
+      const k = `${e.tenant_id}\u0000${list}\u0000${e.key}\u0000${e.value}\u0000${s}`;
       const row = this.#counts.get(k);
       if (row) row.n++;
-      else this.#counts.set(k, { tenant_id: e.tenant_id, list, key: e.key, value: e.value, shard: 0, n: 1 });
+      else this.#counts.set(k, { tenant_id: e.tenant_id, list, key: e.key, value: e.value, status: s, shard: 0, n: 1 });
     }
   }
 

@@ -19,6 +19,7 @@ import { tenantWritePositionsMigration } from './migrations/0017_tenant_write_po
 import { countedDimensionsMigration } from './migrations/0018_counted_dimensions.ts';
 import { amountInCreatedIndexesMigration } from './migrations/0019_amount_in_created_indexes.ts';
 import { metadataValueCountsMigration } from './migrations/0020_metadata_value_counts.ts';
+import { metadataValueCountsByStatusMigration } from './migrations/0024_metadata_value_counts_by_status.ts';
 import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 import { oneDigitAmountClassesMigration } from './migrations/0022_one_digit_amount_classes.ts';
 import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
@@ -56,6 +57,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0021_amount_class_buckets': amountClassBucketsMigration(dialect),
     '0022_one_digit_amount_classes': oneDigitAmountClassesMigration(dialect),
     '0023_metadata_entries_in_created_order': metadataEntriesInCreatedOrderMigration(dialect),
+    '0024_metadata_value_counts_by_status': metadataValueCountsByStatusMigration(dialect),
     '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
   };
 }

@@ -201,6 +201,8 @@ export interface MetadataValueCountTable {
   list: 'accounts' | 'payments';
   key: string;
   value: string;
+  /** The records' status (migration 0024). */
+  status: string;
   shard: number;
   n: number;
 }

@@ -49,7 +49,7 @@ import {
   withStartSideUnindexed,
 } from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
-import { probeIsCheaper, searchesMetadata, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
+import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import { entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
@@ -190,7 +190,13 @@ function inEntryOrder(list: ListRequest, tuning: ListTuning): boolean {
 /** A metadata search's counts (metadataShareSelect), read before its statements: what its plans are chosen from. */
 async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
   const counts = await metadataShareSelect(db, list.table, list.scope, list.query).executeTakeFirstOrThrow();
-  return { entries: Number(counts.entries), lead: Number(counts.lead), size: Number(counts.size), slice: counts.slice === null ? null : Number(counts.slice) };
+  return {
+    entries: Number(counts.entries),
+    matches: Number(counts.matches),
+    lead: Number(counts.lead),
+    size: Number(counts.size),
+    slice: counts.slice === null ? null : Number(counts.slice),
+  };
 }
 
 /**
@@ -198,7 +204,7 @@ async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
  * `skip` rows from the nearer end, by its counts (or as the tuning fixes it). Only ever a choice
  * of plan: both read the same rows.
  */
-function probesEntries(tuning: ListTuning, counts: { entries: number; size: number }, skip: number, perPage: number): boolean {
+function probesEntries(tuning: ListTuning, counts: { entries: number; matches: number; size: number }, skip: number, perPage: number): boolean {
   if (tuning.metadataPlan) return tuning.metadataPlan === 'probe';
   return probeIsCheaper(counts, skip, perPage);
 }
@@ -304,7 +310,7 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
     return rangedTotalSelect(db, list.table, list.scope, query, list.ranged);
   }
   if (searchesMetadata(list.query)) {
-    const by = list.countBy ?? (totalIsEntryCount(list.scope, list.query) ? 'entries' : { lead: 0 });
+    const by = list.countBy ?? (totalIsValueCount(list.scope, list.query) ? 'entries' : { lead: 0 });
     return metadataTotalSelect(db, dialect, list.table, list.scope, list.query, by);
   }
   return countSelect(db, list.table, list.scope, list.query);
@@ -313,7 +319,7 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
 /** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
 export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
   const list = listRequest(table, scope, query);
-  const counted = searchesMetadata(query) && totalIsEntryCount(scope, query);
+  const counted = searchesMetadata(query) && totalIsValueCount(scope, query);
   return {
     select: totalSelect(db, dialect, list),
     from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : counted ? 'metadata_value_counts' : 'count',
@@ -769,8 +775,8 @@ export async function writeListPage(
     // The skip is at most the offset (it is counted from the nearer end once the total is known).
     const counts = await metadataCounts(trx, planned);
     const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
-    // A search of one key alone: its total is the counts' sum just read (same snapshot), no second statement.
-    const total = counted.countBy === 'entries' ? counts.entries : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
+    // A search of one key, alone or with statuses: its total is the counts' sum just read (same snapshot), no second statement.
+    const total = counted.countBy === 'entries' ? counts.matches : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
     return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);

@@ -10,14 +10,18 @@ import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '.
  * removed (−1): the write adds them to metadata_value_counts with its other counted rows, last,
  * in the same transaction (writeCountedRows, adjustValueCounts).
  */
-/** Which record entries are of: its id, and its created_at, which orders a value's entries as the list (migration 0023). */
+/**
+ * Which record entries are of: its id, its created_at, which orders a value's entries as the list
+ * (migration 0023), and its status, under which their value counts are kept (migration 0024).
+ */
 export interface EntryRecord {
   id: string;
   created_at: string;
+  status: string;
 }
 
 /** A record's metadata as its entry rows. */
-export function metadataEntryRows(tenantId: string, record: EntryRecord, metadata: Record<string, string>): MetadataEntryTable[] {
+export function metadataEntryRows(tenantId: string, record: Omit<EntryRecord, 'status'>, metadata: Record<string, string>): MetadataEntryTable[] {
   return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id }));
 }
 
@@ -31,28 +35,38 @@ export async function insertMetadataEntries(
 ): Promise<ValueCountDelta[]> {
   const rows = metadataEntryRows(tenantId, record, metadata);
   if (rows.length > 0) await trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows).execute();
-  return rows.map((r) => ({ key: r.key, value: r.value, delta: 1 }));
+  return rows.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: 1 }));
 }
 
-/** A record's entries after its metadata was replaced (PATCH replaces the whole object). */
+/**
+ * A record's entries after its metadata was replaced (PATCH replaces the whole object): the old
+ * ones leave the counts of the record's status before the write (`before`), the new ones join
+ * those of its status after it (`record`'s).
+ */
 export async function replaceMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
   record: EntryRecord,
+  before: string,
   metadata: Record<string, string>,
 ): Promise<ValueCountDelta[]> {
-  const removed = await deleteMetadataEntries(trx, list, tenantId, record.id);
+  const removed = await deleteMetadataEntries(trx, list, tenantId, { id: record.id, status: before });
   return [...removed, ...(await insertMetadataEntries(trx, list, tenantId, record, metadata))];
 }
 
-/** A deleted record's entries (those removed, as the table held them). */
-export async function deleteMetadataEntries(trx: Transaction<Database>, list: MetadataList, tenantId: string, recordId: string): Promise<ValueCountDelta[]> {
+/** A deleted record's entries (those removed, as the table held them), in the record's status. */
+export async function deleteMetadataEntries(
+  trx: Transaction<Database>,
+  list: MetadataList,
+  tenantId: string,
+  record: Pick<EntryRecord, 'id' | 'status'>,
+): Promise<ValueCountDelta[]> {
   const removed = await trx
     .deleteFrom(METADATA_ENTRY_TABLE[list])
-    .where('record_id', '=', recordId)
+    .where('record_id', '=', record.id)
     .where('tenant_id', '=', tenantId)
     .returning(['key', 'value'])
     .execute();
-  return removed.map((r) => ({ key: r.key, value: r.value, delta: -1 }));
+  return removed.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: -1 }));
 }

@@ -6,7 +6,7 @@ import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import { countedSlice, type ListSlice } from './listSlice.ts';
-import { DRIVEN_ENTRY_IN_ROWS, totalIsEntryCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
+import { DRIVEN_ENTRY_IN_ROWS, searchedStatuses, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
@@ -24,6 +24,15 @@ const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).
  */
 function entryCountSql(tenantId: string, c: MetadataCondition) {
   return valueCountSql(tenantId, LIST_OF_ENTRIES[c.column], c.key, c.values);
+}
+
+/**
+ * The list's total when totalIsValueCount holds: the sum of the maintained counts of its key's
+ * values in its statuses (migration 0024), or in every status when it filters none.
+ */
+function matchCountSql(tenantId: string, query: ListQuery) {
+  const [c] = searched(query);
+  return valueCountSql(tenantId, LIST_OF_ENTRIES[c.column], c.key, c.values, searchedStatuses(query));
 }
 
 /**
@@ -55,9 +64,10 @@ function leastCase(values: Expression<number>[], pick: (i: number) => Expression
 /**
  * What a metadata search's plans are chosen from (metadataPlans.ts), read once: `entries`, the
  * least entry count over the searched keys, and `lead`, which key has it (the first such, by the
- * order of the conditions): its entries are the fewest to drive from; `size`, the tenant's records
- * in the list; `slice`, the records of the list without its search when list_counts has them
- * (otherFiltersSlice), else null.
+ * order of the conditions): its entries are the fewest to drive from; `matches`, the list's rows
+ * when the counts have them (totalIsValueCount: one key, at most a status filter), else
+ * `entries`; `size`, the tenant's records in the list; `slice`, the records of the list without
+ * its search when list_counts has them (otherFiltersSlice), else null.
  *
  * Every count is a sum of maintained value counts (entryCountSql), exact and a few rows read,
  * for a common value as for a rare one (counting the entries, up to where no choice changed,
@@ -71,10 +81,14 @@ export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scop
   const sliceSize = slice ? sql<number | null>`(${countedTotalSelect(db, scope.tenantId, table, slice)})` : sql<number | null>`cast(null as bigint)`;
   const counts = sql.join(keys.map((c, i) => sql`${entryCountSql(scope.tenantId, c)} as ${sql.raw(`e${i}`)}`));
   const each = keys.map((_, i) => sql.ref<number>(`k.e${i}`));
+  const entries = sql<number>`${leastCase(each, (i) => each[i])}`;
+  // One key alone: its entries are its matches; with statuses, their counts' sum.
+  const statuses = totalIsValueCount(scope, query) && searchedStatuses(query) !== undefined;
   return db
     .selectFrom(sql`(select ${counts})`.as('k'))
     .select([
-      sql<number>`${leastCase(each, (i) => each[i])}`.as('entries'),
+      entries.as('entries'),
+      (statuses ? matchCountSql(scope.tenantId, query) : entries).as('matches'),
       sql<number>`${leastCase(each, (i) => sql.lit(i))}`.as('lead'),
       size.as('size'),
       sliceSize.as('slice'),
@@ -108,8 +122,9 @@ function drivenCount(db: Kysely<Database>, table: ListTable, scope: ListScope, q
 }
 
 /**
- * Which way a metadata search's total is counted (metadataCountOf): the entry count itself, the
- * list without its search with each row probed, or from the entries of the searched key number `lead`.
+ * Which way a metadata search's total is counted (metadataCountOf): the maintained value counts
+ * (`entries`: of its statuses when it filters some), the list without its search with each row
+ * probed, or from the entries of the searched key number `lead`.
  */
 export type MetadataCount = 'entries' | 'probe' | { lead: number };
 
@@ -126,24 +141,24 @@ function countedSql(db: Kysely<Database>, dialect: Dialect, table: ListTable, sc
 }
 
 /**
- * How the total is counted, from the counts (metadataShareSelect): the entry count when the
- * search is the list's only condition (totalIsEntryCount); else along the list without its
+ * How the total is counted, from the counts (metadataShareSelect): the value counts when the
+ * search of one key is the list's only condition but a status filter (totalIsValueCount); else along the list without its
  * search when list_counts says it holds no more rows than the fewest entries, else from those.
  */
 export function metadataCountOf(scope: ListScope, query: ListQuery, counts: { entries: number; lead: number; slice: number | null }): MetadataCount {
-  if (totalIsEntryCount(scope, query)) return 'entries';
+  if (totalIsValueCount(scope, query)) return 'entries';
   return counts.slice !== null && counts.slice <= counts.entries ? 'probe' : { lead: counts.lead };
 }
 
 /** The list's total as `n`, counted `by` (metadataCountOf). */
 export function metadataTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, by: MetadataCount) {
-  if (by === 'entries') return db.selectNoFrom(entryCountSql(scope.tenantId, searched(query)[0]).as('n'));
+  if (by === 'entries') return db.selectNoFrom(matchCountSql(scope.tenantId, query).as('n'));
   return db.selectNoFrom(countedSql(db, dialect, table, scope, query, by).as('n'));
 }
 
 /** metadataPlans.ts' probeIsCheaper in SQL, over the statement's own counts (a first page: the skip is its OFFSET). */
-function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>, offset: number, perPage: number) {
-  return sql<boolean>`(${entries} > 0 and (cast(${offset} as bigint) + cast(${perPage} as bigint)) * ${size} <= ${sql.lit(DRIVEN_ENTRY_IN_ROWS)} * ${entries} * ${entries})`;
+function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>, matches: Expression<number>, offset: number, perPage: number) {
+  return sql<boolean>`(${matches} > 0 and (cast(${offset} as bigint) + cast(${perPage} as bigint)) * ${size} <= ${sql.lit(DRIVEN_ENTRY_IN_ROWS)} * ${entries} * ${matches})`;
 }
 
 /**
@@ -166,7 +181,7 @@ export function metadataPlanPageStatement(
   plan: 'counts' | 'probe' | 'drive',
   prepared: boolean,
 ) {
-  const chosen = probeIsCheaperSql(sql.ref('t.size'), sql.ref('t.entries'), paging.offset, paging.perPage);
+  const chosen = probeIsCheaperSql(sql.ref('t.size'), sql.ref('t.entries'), sql.ref('t.matches'), paging.offset, paging.perPage);
   const probes = plan === 'counts' ? chosen : sql<boolean>`${sql.lit(plan === 'probe')}`;
   const order = totalOrder(query.sort);
   const columns = [...new Set(order.map((k) => k.column))];
@@ -181,11 +196,11 @@ export function metadataPlanPageStatement(
     where not ${probes} and t.lead = ${sql.lit(lead)} order by ${byOrder('r')} limit (${paging.perPage} + 0) offset ${paging.offset})`;
   });
   const drivenCounts = searched(query).map((_, lead) => sql`when c.lead = ${sql.lit(lead)} then ${countedSql(db, 'postgres', table, scope, query, { lead })}`);
-  const n = totalIsEntryCount(scope, query)
-    ? sql.ref('c.entries')
+  const n = totalIsValueCount(scope, query)
+    ? sql.ref('c.matches')
     : sql`(case when c.slice is not null and c.slice <= c.entries then ${countedSql(db, 'postgres', table, scope, query, 'probe')} ${sql.join(drivenCounts, sql` `)} end)`;
   const counts = metadataShareSelect(db, table, scope, query);
   return sql`${sql.raw(prepared ? PREPARED : '')}with c as materialized (${counts})
-    select t.n as total, p.resource from (select c.entries, c.lead, c.size, ${n} as n from c) as t
+    select t.n as total, p.resource from (select c.entries, c.matches, c.lead, c.size, ${n} as n from c) as t
     left join lateral (select u.resource from ((${walk}) union all ${sql.join(drives, sql` union all `)}) as u order by ${byOrder('u')}) as p on true`;
 }

@@ -14,10 +14,13 @@ import type { ListScope } from './listScope.ts';
  *   every row of the tenant for a value nobody has.
  *
  * Neither planner can tell which from the statement: SQLite keeps no statistics, and a
- * PostgreSQL generic plan does not know the value. The number of entries of the searched values
- * (an index-only count over (tenant, key, value); the least over several keys, all of which must
- * hold) chooses, like rangePlans.ts' walkIsCheaper (probeIsCheaper). Under a search of several keys or with other filters
- * the matches are fewer than the entries; the choice assumes they are independent.
+ * PostgreSQL generic plan does not know the value. The maintained value counts (migrations 0020,
+ * 0024) choose, like rangePlans.ts' walkIsCheaper (probeIsCheaper): the entries of the searched
+ * values (the least over several keys, all of which must hold), which the drive reads, and the
+ * matches, which the walk's cost goes by. For one key, alone or with any of some statuses, over
+ * the whole list (totalIsValueCount), the matches are exact: the counts are kept per record
+ * status (migration 0024), and they are the list's total too. Under several keys or other
+ * filters the matches are taken to be the entries (the choice then assumes independence).
  *
  * A search of one key with one value in created_at order over the whole list needs neither: its
  * pages are read in the entries' own order (entryOrderPage.ts, migration 0023).
@@ -46,13 +49,28 @@ export function withMetadataLead(query: ListQuery, lead: number): ListQuery {
 }
 
 /**
- * Whether the list's total is the number of entries of the searched values itself: its only
- * condition is one metadata key, over the tenant's whole list. A record has one value per key,
- * so its entries of any-of values are disjoint and each is one record (deleted records' entries
- * go in the same transaction: metadataEntries.ts).
+ * Whether the list's total is a sum of maintained value counts (migrations 0020, 0024): its
+ * conditions are one metadata key and at most an any-of status filter, over the tenant's whole
+ * list. A record has one value per key and one status, so its entries of any-of values in any-of
+ * statuses are disjoint and each is one record (a record's entries are written, deleted and moved
+ * between statuses in the same transaction as the record: metadataEntries.ts, metadataValueCounts.ts).
  */
-export function totalIsEntryCount(scope: ListScope, query: ListQuery): boolean {
-  return query.conditions.length === 1 && query.conditions[0].match === 'metadata' && scope.accountId === undefined && scope.endpointId === undefined;
+export function totalIsValueCount(scope: ListScope, query: ListQuery): boolean {
+  const metadata = query.conditions.filter((c) => c.match === 'metadata');
+  const others = query.conditions.filter((c) => c.match !== 'metadata');
+  return (
+    metadata.length === 1 &&
+    others.every((c) => c.match === 'in' && c.column === 'status') &&
+    others.length <= 1 &&
+    scope.accountId === undefined &&
+    scope.endpointId === undefined
+  );
+}
+
+/** The statuses an any-of status filter of `query` keeps, if it has one. */
+export function searchedStatuses(query: ListQuery): string[] | undefined {
+  const status = query.conditions.find((c) => c.match === 'in' && c.column === 'status');
+  return status?.match === 'in' ? status.values : undefined;
 }
 
 /**
@@ -66,10 +84,12 @@ export const DRIVEN_ENTRY_IN_ROWS = 2;
 /**
  * Whether walking the list's index and probing each row costs less than driving from the
  * entries, for a page `skip` rows from the nearer end of the list: `size` the tenant's records
- * in the list, `entries` the searched values' entries (the least over keys). The walk reads about
- * (skip + per_page) × size ÷ entries rows, the drive `entries` entries.
+ * in the list, `entries` the searched values' entries (the least over keys), `matches` the
+ * list's rows (exact under totalIsValueCount, else taken to be `entries`). The walk reads about
+ * (skip + per_page) × size ÷ matches rows (size: an upper bound when a status index narrows the
+ * walk), the drive `entries` entries, each record read and tested.
  */
-export function probeIsCheaper(counts: { size: number; entries: number }, skip: number, perPage: number): boolean {
-  const { size, entries } = counts;
-  return entries > 0 && (skip + perPage) * size <= DRIVEN_ENTRY_IN_ROWS * entries * entries;
+export function probeIsCheaper(counts: { size: number; entries: number; matches: number }, skip: number, perPage: number): boolean {
+  const { size, entries, matches } = counts;
+  return matches > 0 && (skip + perPage) * size <= DRIVEN_ENTRY_IN_ROWS * entries * matches;
 }

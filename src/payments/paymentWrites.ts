@@ -11,6 +11,7 @@ import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
 import { paymentBucketDeltas } from '../counts/listBuckets.ts';
 import { writeCountedRows } from '../counts/countedRows.ts';
+import { statusMoveDeltas } from '../counts/metadataValueCounts.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
 import { insertMetadataEntries } from '../listing/metadataEntries.ts';
@@ -134,8 +135,10 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
   const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);
-  // A status change moves the row between status slices; a smaller capture moves it in amount order.
-  await writeCountedRows(write, row.tenant_id, [...statusChange, ...eventCountDeltas(events)], paymentBucketDeltas(row, updated));
+  // A status change moves the row between status slices, and its metadata between the value counts of each status
+  // (migration 0024); a smaller capture moves it in amount order.
+  const values = { list: 'payments' as const, deltas: statusMoveDeltas(row.metadata, row.status, updated.status) };
+  await writeCountedRows(write, row.tenant_id, [...statusChange, ...eventCountDeltas(events)], paymentBucketDeltas(row, updated), values);
   return updated;
 }
 

@@ -53,6 +53,10 @@ const PAYMENT_COLUMNS = [
 ] as const;
 
 const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'created_at', 'record_id'] as const;
+
+/** An entry row as gathered, with its record's status (which its value count is kept under: migration 0024), not a column of it. */
+type StatusedEntry = MetadataEntryTable & { status: string };
+const statusOf = (entry: StatusedEntry) => entry.status;
 const BUCKET_COLUMNS = ['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'shard', 'n'] as const;
 
 /**
@@ -90,14 +94,14 @@ function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): Valu
  * The rows, passed on one by one, with the metadata search entries of each (migration 0016)
  * gathered into `entries` on the way (seeded metadata is JSON text; most of it `{}`).
  */
-function* gatheringEntries<R extends { tenant_id: string; id: string; created_at: string; metadata: unknown }>(
+function* gatheringEntries<R extends { tenant_id: string; id: string; created_at: string; status: string; metadata: unknown }>(
   rows: Iterable<R>,
-  entries: MetadataEntryTable[],
+  entries: StatusedEntry[],
 ): Generator<R> {
   for (const row of rows) {
     if (row.metadata !== '{}') {
       const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
-      entries.push(...metadataEntryRows(row.tenant_id, row, metadata as Record<string, string>));
+      for (const entry of metadataEntryRows(row.tenant_id, row, metadata as Record<string, string>)) entries.push({ ...entry, status: row.status });
     }
     yield row;
   }
@@ -178,10 +182,10 @@ function sqliteInserter(db: Db): BulkInserter {
   const accountEntries = insert(METADATA_ENTRY_TABLE.accounts, ENTRY_COLUMNS);
   const paymentEntries = insert(METADATA_ENTRY_TABLE.payments, ENTRY_COLUMNS);
   const values = new ValueCountTally();
-  const addEntries = (list: keyof typeof METADATA_ENTRY_TABLE, entries: MetadataEntryTable[]) => {
+  const addEntries = (list: keyof typeof METADATA_ENTRY_TABLE, entries: StatusedEntry[]) => {
     const statement = list === 'accounts' ? accountEntries : paymentEntries;
     for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS));
-    values.add(list, entries);
+    values.add(list, entries, statusOf);
   };
   const addCount = database.prepare(
     `insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n) values (?, ?, ?, ?, ?, ?, ?, ?)
@@ -192,17 +196,17 @@ function sqliteInserter(db: Db): BulkInserter {
      on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`,
   );
   const addValueCount = database.prepare(
-    `insert into metadata_value_counts (tenant_id, list, key, value, shard, n) values (?, ?, ?, ?, ?, ?)
-     on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`,
+    `insert into metadata_value_counts (tenant_id, list, key, value, status, shard, n) values (?, ?, ?, ?, ?, ?, ?)
+     on conflict (tenant_id, list, key, value, status, shard) do update set n = metadata_value_counts.n + excluded.n`,
   );
   const sink: RowSink = {
     async accounts(rows) {
-      const entries: MetadataEntryTable[] = [];
+      const entries: StatusedEntry[] = [];
       for (const row of gatheringEntries(rows, entries)) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
       addEntries('accounts', entries);
     },
     async payments(rows) {
-      const entries: MetadataEntryTable[] = [];
+      const entries: StatusedEntry[] = [];
       for (const row of gatheringEntries(rows, entries)) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
       addEntries('payments', entries);
     },
@@ -210,7 +214,7 @@ function sqliteInserter(db: Db): BulkInserter {
       for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.currency, r.card_brand, r.shard, r.n);
       for (const r of buckets)
         addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.currency, r.card_brand, r.bucket, r.shard, r.n);
-      for (const r of values.take(counts[0]?.shard ?? 0)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.shard, r.n);
+      for (const r of values.take(counts[0]?.shard ?? 0)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.status, r.shard, r.n);
     },
   };
   return {
@@ -298,10 +302,10 @@ async function upsertBucketRows(trx: Transaction<Database>, buckets: Iterable<Bu
 /** PostgreSQL: metadata value count rows as one upsert of arrays (a seed's are few: one per key and value). */
 async function upsertValueCounts(trx: Transaction<Database>, rows: ValueCountRow[]): Promise<void> {
   if (rows.length === 0) return;
-  await sql`insert into metadata_value_counts (tenant_id, list, key, value, shard, n)
+  await sql`insert into metadata_value_counts (tenant_id, list, key, value, status, shard, n)
     select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'key')}::text[],
-      ${column(rows, 'value')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
-    on conflict (tenant_id, list, key, value, shard) do update set n = metadata_value_counts.n + excluded.n`.execute(trx);
+      ${column(rows, 'value')}::text[], ${column(rows, 'status')}::text[], ${column(rows, 'shard')}::smallint[], ${column(rows, 'n')}::bigint[])
+    on conflict (tenant_id, list, key, value, status, shard) do update set n = metadata_value_counts.n + excluded.n`.execute(trx);
 }
 
 /** One pooled client, with a Kysely of its own over it, so a batch's COPY and its statements are one transaction. */
@@ -322,16 +326,16 @@ async function postgresLane(pool: pg.Pool) {
       writing(table, rows, (noted) =>
         pipeline(Readable.from(copyChunks(noted, columns)), client.query(copyFrom(`copy ${table} (${columns.join(', ')}) from stdin`))),
       );
-  const copyWithEntries = async <T extends { tenant_id: string; id: string; created_at: string; metadata: unknown }>(
+  const copyWithEntries = async <T extends { tenant_id: string; id: string; created_at: string; status: string; metadata: unknown }>(
     copy: ReturnType<typeof copyAs>,
     list: keyof typeof METADATA_ENTRY_TABLE,
     rows: Iterable<T>,
     columns: readonly (keyof T)[],
   ) => {
-    const entries: MetadataEntryTable[] = [];
+    const entries: StatusedEntry[] = [];
     await copy(list, gatheringEntries(rows, entries), columns);
     if (entries.length > 0) await copy(METADATA_ENTRY_TABLE[list], entries, ENTRY_COLUMNS);
-    values.add(list, entries);
+    values.add(list, entries, statusOf);
   };
   /** The current batch's (one batch at a time on a lane). */
   let values = new ValueCountTally();

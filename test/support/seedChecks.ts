@@ -48,10 +48,10 @@ export async function countsVersusRebuild(db: Db, tenant: string) {
       await sql<object>`select sort_key, level, account_id, status, currency, card_brand, bucket, sum(n) as n from list_buckets where tenant_id = ${id}
         group by sort_key, level, account_id, status, currency, card_brand, bucket having sum(n) <> 0`.execute(kysely)
     ).rows;
-    // Metadata value counts (migration 0020): the seed tallies them as it writes the entries.
+    // Metadata value counts (migrations 0020, 0024: per status): the seed tallies them as it writes the entries.
     const values = (
-      await sql<object>`select list, key, value, sum(n) as n from metadata_value_counts where tenant_id = ${id}
-        group by list, key, value having sum(n) <> 0`.execute(kysely)
+      await sql<object>`select list, key, value, status, sum(n) as n from metadata_value_counts where tenant_id = ${id}
+        group by list, key, value, status having sum(n) <> 0`.execute(kysely)
     ).rows;
     const key = (r: object) => JSON.stringify(Object.entries(r).map(([k, v]) => [k, k === 'n' || k === 'bucket' || k === 'level' ? Number(v) : v]));
     return { counts: counts.map(key).sort(), buckets: buckets.map(key).sort(), values: values.map(key).sort() };
