@@ -141,10 +141,11 @@ interface ListRequest {
  * The query a page's rows are read by: the list's, its range written unindexed when the page walks
  * the sort's index, its metadata search written as probes when the page walks the list's index.
  */
-function rowsQueryOf(list: ListRequest): ListQuery {
+function rowsQueryOf(dialect: Dialect, list: ListRequest): ListQuery {
   const query = list.walk === undefined ? list.query : list.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
-  if (list.probe) return withMetadataProbed(query);
-  return list.lead === undefined ? query : withMetadataLead(query, list.lead);
+  // PostgreSQL reads each row it tests: its probes take the row's created_at too (withMetadataProbed).
+  if (list.probe) return withMetadataProbed(query, dialect === 'postgres');
+  return list.lead === undefined ? query : withMetadataLead(query, list.lead, dialect === 'postgres');
 }
 
 /**
@@ -355,7 +356,7 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   if (offset >= total) return { total, rows: [], strategy: 'past-end' };
   const limit = Math.min(perPage, total - offset);
   const fromEnd = total - offset - limit;
-  const query = rowsQueryOf(list);
+  const query = rowsQueryOf(dialect, list);
   if (fromEnd < offset) {
     const page = await rowsAt(db, dialect, tuning, list, reversed(query), fromEnd, limit);
     return { total, rows: page.rows.reverse(), strategy: `${page.how}-from-end` };
@@ -412,7 +413,7 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
     const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
     return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
   }
-  const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQueryOf(list), paging.offset, paging.perPage);
+  const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQueryOf(dialect, list), paging.offset, paging.perPage);
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, dialect, list).as('total')));
   if (list.choose && list.ranged) {
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);

@@ -57,7 +57,7 @@ type PageSelect = SelectQueryBuilder<Database, 'payments', { resource: string }>
  * written to probe the entries row by row (metadataPlans.ts) walks the tenant's own index instead.
  */
 function tenantColumn(query: ListQuery) {
-  return query.conditions.some((c) => c.match === 'metadata' && c.written !== 'probe')
+  return query.conditions.some((c) => c.match === 'metadata' && c.written === undefined)
     ? sql<string>`(${sql.ref('tenant_id')} || '')`
     : sql.ref<string>('tenant_id');
 }

@@ -105,7 +105,7 @@ export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scop
  */
 function drivenRows(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, lead: number, columns: string[]) {
   const from = searched(query)[lead];
-  const rest = withMetadataProbed({ ...query, conditions: query.conditions.filter((c) => c !== from) });
+  const rest = withMetadataProbed({ ...query, conditions: query.conditions.filter((c) => c !== from) }, true);
   const entries = sql`select record_id from ${sql.table(from.column)} where tenant_id = ${scope.tenantId} and key = ${from.key} and ${valuesSql(from)}`;
   const record = countSelect(db, table, scope, rest)
     .clearSelect()
@@ -134,7 +134,7 @@ export type MetadataCount = 'entries' | 'probe' | { lead: number };
  * set of ids, which its planner drives from; on PostgreSQL drivenCount).
  */
 function countedSql(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, by: Exclude<MetadataCount, 'entries'>) {
-  if (by === 'probe') return sql<number>`(${countSelect(db, table, scope, withMetadataProbed(query))})`;
+  if (by === 'probe') return sql<number>`(${countSelect(db, table, scope, withMetadataProbed(query, dialect === 'postgres'))})`;
   return dialect === 'postgres'
     ? drivenCount(db, table, scope, query, by.lead)
     : sql<number>`(${countSelect(db, table, scope, withMetadataLead(query, by.lead))})`;
@@ -185,7 +185,7 @@ export function metadataPlanPageStatement(
   const probes = plan === 'counts' ? chosen : sql<boolean>`${sql.lit(plan === 'probe')}`;
   const order = totalOrder(query.sort);
   const columns = [...new Set(order.map((k) => k.column))];
-  const walk = offsetPageSelect(db, table, scope, withMetadataProbed(query), paging.offset, paging.perPage)
+  const walk = offsetPageSelect(db, table, scope, withMetadataProbed(query, true), paging.offset, paging.perPage)
     .select(columns as Array<'id'>)
     .where(probes);
   const byOrder = (alias: string) => sql.join(order.map((k) => sql`${sql.ref(`${alias}.${k.column}`)} ${sql.raw(k.direction)}`));

@@ -31,20 +31,26 @@ export function searchesMetadata(query: ListQuery): boolean {
   return query.conditions.some((c) => c.match === 'metadata');
 }
 
-/** `query` with every metadata condition written as a probe of each row (same rows). */
-export function withMetadataProbed(query: ListQuery): ListQuery {
-  return { ...query, conditions: query.conditions.map((c) => (c.match === 'metadata' ? { ...c, written: 'probe' as const } : c)) };
+/**
+ * `query` with every metadata condition written as a probe of each row (same rows); `dated` on
+ * PostgreSQL, which reads each row it tests: the probe takes the row's created_at too
+ * (applyListQuery.ts), one exact descent of the entries' primary key.
+ */
+export function withMetadataProbed(query: ListQuery, dated = false): ListQuery {
+  const written = dated ? ('dated probe' as const) : ('probe' as const);
+  return { ...query, conditions: query.conditions.map((c) => (c.match === 'metadata' ? { ...c, written } : c)) };
 }
 
 /**
  * `query` driven from the entries of its searched key number `lead` (the one with the fewest):
  * every other key written as a probe of each record found, so that no planner drives from them.
  */
-export function withMetadataLead(query: ListQuery, lead: number): ListQuery {
+export function withMetadataLead(query: ListQuery, lead: number, dated = false): ListQuery {
   let n = -1;
+  const written = dated ? ('dated probe' as const) : ('probe' as const);
   return {
     ...query,
-    conditions: query.conditions.map((c) => (c.match === 'metadata' && ++n !== lead ? { ...c, written: 'probe' as const } : c)),
+    conditions: query.conditions.map((c) => (c.match === 'metadata' && ++n !== lead ? { ...c, written } : c)),
   };
 }
 

@@ -38,7 +38,7 @@ export type Condition =
    * Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts).
    * `written`: how the listing writes it, never which rows match (listing/metadataPlans.ts); absent: the entries drive.
    */
-  | { column: string; match: 'metadata'; key: string; values: string[]; written?: 'probe' };
+  | { column: string; match: 'metadata'; key: string; values: string[]; written?: 'probe' | 'dated probe' };
 
 export interface SortKey {
   column: string;

@@ -128,6 +128,7 @@ describe('migrations', () => {
         '0021_amount_class_buckets',
         '0022_one_digit_amount_classes',
         '0023_metadata_entries_in_created_order',
+        '0024_metadata_value_counts_by_status',
         '0026_amount_indexes_carry_created_at',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
@@ -138,9 +139,11 @@ describe('migrations', () => {
       // 0023 gave each entry its record's created_at (the same instant, however the database returns it).
       const [entry] = await db.kysely.selectFrom('account_metadata').select('created_at').execute();
       expect(new Date(entry.created_at).toISOString()).toBe(now);
-      // 0020 counted them per value.
-      const values = await db.kysely.selectFrom('metadata_value_counts').select(['tenant_id', 'list', 'key', 'value', 'shard', 'n']).execute();
-      expect(values.map((v) => ({ ...v, n: Number(v.n) }))).toEqual([{ tenant_id: 'ten_1', list: 'accounts', key: 'a', value: 'b', shard: 0, n: 1 }]);
+      // 0020 counted them per value, 0024 per value and record status.
+      const values = await db.kysely.selectFrom('metadata_value_counts').select(['tenant_id', 'list', 'key', 'value', 'status', 'shard', 'n']).execute();
+      expect(values.map((v) => ({ ...v, n: Number(v.n) }))).toEqual([
+        { tenant_id: 'ten_1', list: 'accounts', key: 'a', value: 'b', status: 'active', shard: 0, n: 1 },
+      ]);
       const payment = await db.kysely.selectFrom('payments').selectAll().executeTakeFirstOrThrow();
       expect(JSON.parse(payment.resource)).toEqual(toPaymentResource(payment));
       // 0011 spliced the new field into the stored text exactly where the renderer writes it.
