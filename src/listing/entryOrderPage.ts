@@ -5,6 +5,7 @@ import type { PageParams } from '../pagination/pageParams.ts';
 import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
+import { searchedStatuses, totalIsValueCount } from './metadataPlans.ts';
 
 /**
  * A metadata search read in its entries' order (docs/query-plans.md#metadata-search): the entries
@@ -15,17 +16,21 @@ import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../count
  * records read by id. No matching record is read but the page's, nothing is sorted but the page.
  * Its total is the value's maintained count (migration 0020), read in the same statement.
  *
+ * With an any-of status filter beside it (migration 0024) the same: the entries are walked in
+ * order and each one's record tested for its status (by id, one row), so a page costs
+ * (skip + per_page) × entries ÷ matches of those, its total the value's count in those statuses.
+ *
  * Every other metadata search (several values or keys, another filter, one account's list,
  * another sort) keeps metadataPlans.ts' plans: only this shape's order is the entries' own.
  */
 export function readsInEntryOrder(scope: ListScope, query: ListQuery): boolean {
-  const [only] = query.conditions;
+  const search = query.conditions.filter((c) => c.match === 'metadata');
+  const [only] = search;
   return (
-    query.conditions.length === 1 &&
+    search.length === 1 &&
     only.match === 'metadata' &&
     only.values.length === 1 &&
-    scope.accountId === undefined &&
-    scope.endpointId === undefined &&
+    totalIsValueCount(scope, query) &&
     query.sort.length === 1 &&
     query.sort[0].column === 'created_at'
   );
@@ -46,7 +51,8 @@ const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc
  * end (at most per_page).
  */
 export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams, prepared: boolean) {
-  const search = query.conditions[0] as MetadataCondition;
+  const search = query.conditions.find((c) => c.match === 'metadata') as MetadataCondition;
+  const statuses = searchedStatuses(query);
   const entries = sql.table(METADATA_ENTRY_TABLE[table as MetadataList]);
   const direction = query.sort[0].direction;
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
@@ -55,7 +61,11 @@ export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scop
   const perPage = sql`cast(${paging.perPage} as bigint)`;
   // Forward from the start when the page is no nearer the end (pageOf's choice, in SQL).
   const forward = sql`(${offset} * 2 + ${perPage} <= (select n from t))`;
-  const matching = sql`tenant_id = ${scope.tenantId} and key = ${search.key} and value = ${search.values[0]}`;
+  // With statuses: each entry's record tested by id, one row (OFFSET 0: PostgreSQL keeps it a per-entry test, not a join).
+  const inStatuses = statuses
+    ? sql` and exists (select 1 from ${sql.table(table)} as s where s.id = record_id and s.tenant_id = ${scope.tenantId} and s.status in (${sql.join(statuses)}) limit 1 offset 0)`
+    : sql``;
+  const matching = sql`tenant_id = ${scope.tenantId} and key = ${search.key} and value = ${search.values[0]}${inStatuses}`;
   const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
   // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
   const fromStart = sql`select created_at, record_id from ${entries} where ${matching} and ${forward} ${ordered(direction)}
@@ -72,7 +82,7 @@ export function entryOrderPageStatement(dialect: Dialect, table: ListTable, scop
   const resource = dialect === 'postgres' ? sql.ref('r.resource') : sql.ref(`${table}.resource`);
   const page = sql`select ${resource} as resource, m.created_at, m.record_id
     from (select * from (${fromStart}) as f union all select * from (${fromEnd}) as b) as m ${record}`;
-  const total = valueCountSql(scope.tenantId, table as MetadataList, search.key, search.values);
+  const total = valueCountSql(scope.tenantId, table as MetadataList, search.key, search.values, statuses);
   const d = sql.raw(direction);
   return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
     select t.n as total, p.resource from t left join (${page}) as p on true order by p.created_at ${d}, p.record_id ${d}`;
