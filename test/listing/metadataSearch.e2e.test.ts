@@ -81,7 +81,8 @@ const commandArb = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant('patch' as const),
       pick: fc.nat(),
-      metadata: metadataArb,
+      // Sometimes the status alone: its metadata's counts move between statuses (migration 0024).
+      metadata: fc.option(metadataArb, { nil: undefined, freq: 3 }),
       status: fc.constantFrom(undefined, 'active', 'suspended', 'closed'),
     }),
   },
@@ -339,7 +340,8 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         case 'patch': {
           const id = pick([...accounts.keys()], command.pick);
           if (!id) break;
-          const body = { metadata: command.metadata, ...(command.status ? { status: command.status } : {}) };
+          if (command.metadata === undefined && command.status === undefined) break;
+          const body = { ...(command.metadata !== undefined ? { metadata: command.metadata } : {}), ...(command.status ? { status: command.status } : {}) };
           const response = await call(t.app, 'PATCH', `/v3/accounts/${id}`, key, body);
           // A closed account cannot be changed.
           expect(response.statusCode, response.body).toBe(accounts.get(id)?.status === 'closed' ? 409 : 200);
