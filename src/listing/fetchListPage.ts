@@ -413,7 +413,14 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
     const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
     return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
   }
-  const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQueryOf(dialect, list), paging.offset, paging.perPage);
+  const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(
+    db,
+    list.table,
+    list.scope,
+    rowsQueryOf(dialect, list),
+    paging.offset,
+    paging.perPage,
+  );
   if (dialect === 'sqlite') return sqlitePage(list, page.select(totalSelect(db, dialect, list).as('total')));
   if (list.choose && list.ranged) {
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
