@@ -31,12 +31,44 @@ import { bucketLevels } from './sortBuckets.ts';
  * down to the hour (16 days, day, hour), for the whole list and for one currency: 12 rows per
  * create (6 of each kind), in the same upsert as the others. A status change moves none of them
  * (neither created_at, amount nor currency changes).
+ *
+ * A third, finer kind (migration 0025) is two significant digits wide, the same way: for an
+ * amount of d digits, 2 ≤ d ≤ 11, whose two lead digits are LM, with R = LM·10^(d-2), {R} when
+ * v = R and (R, R + 10^(d-2)) otherwise (every two-digit amount is a class of its own), under
+ * `created_at.aDDLMF`. A range whose whole-number ends have two significant digits (`gte 1500`,
+ * `lt 2500`, `gte 120 & lte 350`) is exactly a run of classes of the three kinds, read from the
+ * coarsest that make it (`gte 1500`: the two-digit classes of 1500–1999, the one-digit ones of
+ * 2000–9999, the digit classes from 5 digits on). These classes are counted on the coarse levels
+ * alone (16 days and day), for the whole list and for one currency: on the hour they would be
+ * about one row per payment. A descent that reads one places its page in a day bucket and skips
+ * the rest row by row (listing/findInBuckets.ts): 16 class rows per create, 4 of this kind.
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
 
 const LARGEST_DIGITS = 19; // 9223372036854775807 has 19 digits
 /** Amounts of up to this many digits have one-significant-digit classes; longer ones a class per number of digits. */
 const ONE_DIGIT_CLASSES_UP_TO = 11;
+
+/** An amount's two-significant-digit class (0025), or undefined when it has none (below 10, or past 11 digits). */
+export function twoDigitClassOf(amount: number): string | undefined {
+  if (amount < 10) return undefined;
+  const digits = String(Math.trunc(amount));
+  if (digits.length > ONE_DIGIT_CLASSES_UP_TO) return undefined;
+  return `${String(digits.length).padStart(2, '0')}${digits.slice(0, 2)}${/^0*$/.test(digits.slice(2)) ? '0' : '1'}`;
+}
+
+/** The same as SQL; null when the amount has none (the rebuild drops those groups). */
+export function twoDigitClassSql(dialect: Dialect): string {
+  const text = 'cast(amount as text)';
+  const dd = dialect === 'postgres' ? `lpad(length(${text})::text, 2, '0')` : `substr('0' || length(${text}), -2, 2)`;
+  return `(case when amount < 10 or length(${text}) > ${ONE_DIGIT_CLASSES_UP_TO} then null
+    else ${dd} || substr(${text}, 1, 2) || case when ltrim(substr(${text}, 3), '0') = '' then '0' else '1' end end)`;
+}
+
+/** Whether a class (the part after `created_at.a`) is a two-significant-digit one: only theirs are five characters. */
+function isTwoDigitClass(amountClass: string): boolean {
+  return amountClass.length === 5;
+}
 
 /** The class of an amount (the sort key's part after `created_at.a`). */
 export function amountClassOf(amount: number): string {
@@ -66,9 +98,11 @@ export function digitClassSql(dialect: Dialect): string {
   return dialect === 'postgres' ? `lpad(${digits}::text, 2, '0')` : `substr('0' || ${digits}, -2, 2)`;
 }
 
+const AMOUNT_CLASS_PREFIX = 'created_at.a';
+
 /** The list_buckets sort key of one class's created_at buckets. */
 export function amountClassSortKey(amountClass: string): string {
-  return `created_at.a${amountClass}`;
+  return `${AMOUNT_CLASS_PREFIX}${amountClass}`;
 }
 
 /**
@@ -78,6 +112,19 @@ export function amountClassSortKey(amountClass: string): string {
  * hour at 1M (2,300 at 10M).
  */
 export const AMOUNT_CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((level) => level.level <= 2);
+
+/** The levels the two-significant-digit classes are counted on: 16 days and day (on the hour they would be ~1 row per payment). */
+export const TWO_DIGIT_CLASS_LEVELS = AMOUNT_CLASS_LEVELS.filter((level) => level.level <= 1);
+
+/** The levels a class of any kind is counted on. */
+function levelsOfClass(amountClass: string) {
+  return isTwoDigitClass(amountClass) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
+}
+
+/** The levels on which every one of these class sort keys is counted: those a descent summing them goes down. */
+export function amountClassLevelsOf(sortKeys: readonly string[]) {
+  return sortKeys.some((k) => isTwoDigitClass(k.slice(AMOUNT_CLASS_PREFIX.length))) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
+}
 
 /**
  * Every class that can hold a whole amount, in amount order, with its least amount (the
@@ -135,34 +182,95 @@ export function digitClassesOf(low: number | undefined, high: number | undefined
   return classesBetween(DIGIT_CLASSES, low, high);
 }
 
-/** The finer classes of each number of digits (the first two characters of a class), in order. */
-const FINER_BY_DIGITS = Map.groupBy(AMOUNT_CLASSES_IN_ORDER, (c) => c.slice(0, 2));
-
 /**
- * Classes of either kind making exactly the amounts of these finer classes: every number of
- * digits whose finer classes are all there is its one coarser class instead (`04` for the 18
- * classes of 1000–9999), so a range reads as few keys and rows as it can.
+ * The finest classes, in amount order, with their least amounts: the two-significant-digit
+ * classes of 10 up to 11 digits, and the one-digit classes of the amounts that have none
+ * (negative, 0–9, past 11 digits). Every whole amount is in exactly one.
  */
-function coarsened(finer: readonly string[]): string[] {
-  const chosen = new Set(finer);
-  return [...FINER_BY_DIGITS].flatMap(([digits, all]) => {
-    const here = all.filter((c) => chosen.has(c));
-    return here.length === all.length ? [digits] : here;
-  });
+const FINEST_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = AMOUNT_CLASSES.flatMap((c) => {
+  if (c.first < 10 || String(c.first).length > ONE_DIGIT_CLASSES_UP_TO) return [c];
+  const unit = 10 ** (String(c.first).length - 2);
+  const round = c.first - (c.first % (10 * unit));
+  // {R} is {R} again; (R, R + 10·unit) is (R, R + unit), then {R + m·unit} and the interval above it for m = 1 … 9 (no intervals between two-digit amounts).
+  const firsts =
+    c.first === round
+      ? [round]
+      : Array.from({ length: 10 }, (_, m) => round + m * unit).flatMap((r) => [...(r === round ? [] : [r]), ...(unit > 1 ? [r + 1] : [])]);
+  return firsts.map((first) => ({ amountClass: twoDigitClassOf(first)!, first }));
+});
+
+/** The one-digit class (kind 0022) a finest class lies in: its own when it is one. */
+function oneDigitClassOf(amountClass: string): string {
+  if (!isTwoDigitClass(amountClass)) return amountClass;
+  const round = amountClass[3] === '0' && amountClass[4] === '0';
+  return `${amountClass.slice(0, 3)}${round ? '0' : '1'}`;
 }
 
+/** A class of a coarser kind as the run of finest classes (FINEST_CLASSES' indices `start` to `end`, exclusive) it is made of. */
+interface ClassRun {
+  amountClass: string;
+  start: number;
+  end: number;
+}
+
+/** Runs of consecutive finest classes with the same parent. */
+function runsOf(parentOf: (amountClass: string) => string): ClassRun[] {
+  const runs: ClassRun[] = [];
+  FINEST_CLASSES.forEach(({ amountClass }, i) => {
+    const parent = parentOf(amountClass);
+    if (runs.at(-1)?.amountClass === parent) runs[runs.length - 1].end = i + 1;
+    else runs.push({ amountClass: parent, start: i, end: i + 1 });
+  });
+  return runs;
+}
+
+/** The digit classes, each with its one-digit classes, as runs of finest classes. */
+const CLASS_TREE = runsOf((c) => c.slice(0, 2)).map((digits) => ({
+  ...digits,
+  children: runsOf(oneDigitClassOf).filter((one) => one.start >= digits.start && one.end <= digits.end),
+}));
+
 /**
- * The classes, of either kind, an amount range is read from: those it is made of (`inside`),
+ * Classes of any kind making exactly the amounts of the finest classes `start` to `end`
+ * (exclusive): every one-digit class whose two-digit classes are all there is that class instead
+ * (`0421` for the 19 classes of 2001–2999), and every number of digits whose one-digit classes
+ * are all there is its digit class (`04` for the 18 of 1000–9999), so a range reads as few keys
+ * and rows as it can.
+ */
+function coarsened(start: number, end: number): string[] {
+  const out: string[] = [];
+  const within = (run: ClassRun) => run.start >= start && run.end <= end;
+  for (const digits of CLASS_TREE) {
+    if (digits.end <= start || digits.start >= end) continue;
+    if (within(digits)) {
+      out.push(digits.amountClass);
+      continue;
+    }
+    for (const one of digits.children) {
+      if (one.end <= start || one.start >= end) continue;
+      if (within(one)) out.push(one.amountClass);
+      else for (let i = Math.max(start, one.start); i < Math.min(end, one.end); i++) out.push(FINEST_CLASSES[i].amountClass);
+    }
+  }
+  return out;
+}
+
+/** The index of the finest class whose least amount is this, by amount. */
+const FINEST_STARTING_AT = new Map(FINEST_CLASSES.map((c, i) => [c.first, i]));
+
+/**
+ * The classes, of any kind, an amount range is read from: those it is made of (`inside`),
  * and those of the rest of the amounts (`outside`: the descent may read created_at's own buckets
- * less these instead, when they are fewer). `gte 5000` is the finer classes of 5000–9999 and the
- * coarser ones from 5 digits on, or everything less the coarser classes below 1000 and the finer
- * ones of 1000–4999. Undefined when the range is not made of whole classes.
+ * less these instead, when they are fewer). `gte 5000` is the one-digit classes of 5000–9999 and
+ * the digit classes from 5 digits on, or everything less the digit classes below 1000 and the
+ * one-digit ones of 1000–4999; `gte 1500` begins with the two-digit classes of 1500–1999.
+ * Undefined when the range is not made of whole classes (an end with three significant digits).
  */
 export function amountClassRun(low: number | undefined, high: number | undefined): { inside: string[]; outside: string[] } | undefined {
-  const finer = amountClassesOf(low, high);
-  if (!finer) return undefined;
-  const inRange = new Set(finer);
-  return { inside: coarsened(finer), outside: coarsened(AMOUNT_CLASSES_IN_ORDER.filter((c) => !inRange.has(c))) };
+  const first = low === undefined ? 0 : FINEST_STARTING_AT.get(low);
+  const after = high === undefined ? FINEST_CLASSES.length : FINEST_STARTING_AT.get(high);
+  if (first === undefined || after === undefined || after <= first) return undefined;
+  return { inside: coarsened(first, after), outside: [...coarsened(0, first), ...coarsened(after, FINEST_CLASSES.length)] };
 }
 
 export interface AmountClassDelta extends SliceKey {
@@ -172,35 +280,47 @@ export interface AmountClassDelta extends SliceKey {
   delta: number;
 }
 
-/** The sort keys a payment's amount is counted under: its coarser class's and its finer class's. */
-export function amountClassSortKeys(amount: number): [string, string] {
-  return [amountClassSortKey(digitClassOf(amount)), amountClassSortKey(amountClassOf(amount))];
+/** The sort keys a payment's amount is counted under, with the levels each is counted on: its digit class's, its one-digit class's and (most amounts) its two-digit class's. */
+export function amountClassCounts(amount: number): Array<{ sortKey: string; levels: typeof AMOUNT_CLASS_LEVELS }> {
+  const two = twoDigitClassOf(amount);
+  return [digitClassOf(amount), amountClassOf(amount), ...(two === undefined ? [] : [two])].map((c) => ({
+    sortKey: amountClassSortKey(c),
+    levels: levelsOfClass(c),
+  }));
 }
 
 /** What a payment adds to (delta 1) or takes from (-1) the class counts. */
 export function amountClassDeltas(p: { currency: string; created_at: string; amount: number }, delta: number): AmountClassDelta[] {
   const at = Date.parse(p.created_at);
-  return amountClassSortKeys(p.amount).flatMap((sortKey) =>
-    AMOUNT_CLASS_SLICES.flatMap((slice) =>
-      AMOUNT_CLASS_LEVELS.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
-    ),
+  return amountClassCounts(p.amount).flatMap(({ sortKey, levels }) =>
+    AMOUNT_CLASS_SLICES.flatMap((slice) => levels.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta }))),
   );
 }
 
 /** The grouped `INSERT … SELECT`s that rebuild the class counts from the rows (`only`: a where clause, or nothing for every tenant). */
 export function amountClassRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>): Array<RawBuilder<unknown>> {
-  return [digitClassSql(dialect), amountClassSql(dialect)].flatMap((amountClass) => classRebuildStatements(dialect, only, amountClass));
+  return [
+    ...[digitClassSql(dialect), amountClassSql(dialect)].flatMap((amountClass) => classRebuildStatements(dialect, only, amountClass, AMOUNT_CLASS_LEVELS)),
+    ...classRebuildStatements(dialect, only, twoDigitClassSql(dialect), TWO_DIGIT_CLASS_LEVELS),
+  ];
 }
 
-function classRebuildStatements(dialect: Dialect, only: RawBuilder<unknown>, amountClass: string): Array<RawBuilder<unknown>> {
+function classRebuildStatements(
+  dialect: Dialect,
+  only: RawBuilder<unknown>,
+  amountClass: string,
+  levels: typeof AMOUNT_CLASS_LEVELS,
+): Array<RawBuilder<unknown>> {
   const sortKey = `'created_at.a' || ${amountClass}`;
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    AMOUNT_CLASS_LEVELS.map((level) => {
+    levels.map((level) => {
       const byCurrency = slice.dims.includes('currency');
+      // Amounts with no class of this kind group under null, which is dropped.
       return sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, n)
         select tenant_id, 'payments', ${sql.raw(sortKey)}, ${sql.lit(level.level)}, '', '', ${sql.raw(byCurrency ? 'currency' : "''")}, '', ${sql.raw(level.sql(dialect))}, count(*)
         from payments ${only}
-        group by tenant_id, ${sql.raw(amountClass)}, ${sql.raw(byCurrency ? 'currency, ' : '')}${sql.raw(level.sql(dialect))}`;
+        group by tenant_id, ${sql.raw(amountClass)}, ${sql.raw(byCurrency ? 'currency, ' : '')}${sql.raw(level.sql(dialect))}
+        having ${sql.raw(amountClass)} is not null`;
     }),
   );
 }

@@ -23,6 +23,7 @@ import { metadataValueCountsByStatusMigration } from './migrations/0024_metadata
 import { amountClassBucketsMigration } from './migrations/0021_amount_class_buckets.ts';
 import { oneDigitAmountClassesMigration } from './migrations/0022_one_digit_amount_classes.ts';
 import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
+import { twoDigitAmountClassesMigration } from './migrations/0025_two_digit_amount_classes.ts';
 import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_indexes_carry_created_at.ts';
 
 /**
@@ -58,6 +59,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0022_one_digit_amount_classes': oneDigitAmountClassesMigration(dialect),
     '0023_metadata_entries_in_created_order': metadataEntriesInCreatedOrderMigration(dialect),
     '0024_metadata_value_counts_by_status': metadataValueCountsByStatusMigration(dialect),
+    '0025_two_digit_amount_classes': twoDigitAmountClassesMigration(dialect),
     '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
   };
 }

@@ -1,6 +1,6 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db/schema.ts';
-import { AMOUNT_CLASS_LEVELS } from '../counts/amountClassBuckets.ts';
+import { amountClassLevelsOf } from '../counts/amountClassBuckets.ts';
 import { bucketLevels, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { BucketStart } from './listPageQueries.ts';
 import { sliceSql, type ListSlice } from './listSlice.ts';
@@ -14,8 +14,8 @@ export interface BucketSearch {
   /**
    * Counts in two dimensions (counts/amountClassBuckets.ts): the created_at buckets of these
    * amount classes are summed rather than the column's own, so the descent places a row among
-   * the slice's rows in an amount range made of whole classes, on the levels the classes are
-   * counted on.
+   * the slice's rows in an amount range made of whole classes, on the levels every one of the
+   * classes is counted on (down to the hour, or to the day with a two-digit class among them).
    */
   sortKeys?: string[];
   /**
@@ -46,7 +46,8 @@ export interface NamedCte {
  * `start` and `skip` are then null and the page reads no row.
  */
 export function bucketDescent(search: BucketSearch, total: Expression<unknown>, at: number, dialect: Dialect, before?: Expression<unknown>) {
-  const levels = search.sortKeys ? AMOUNT_CLASS_LEVELS : bucketLevels(search.column, search.kind);
+  // Summing two-significant-digit classes, the descent stops at the day (they are not counted on the hour) and the page skips the rest of it row by row.
+  const levels = search.sortKeys ? amountClassLevelsOf(search.sortKeys) : bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
   const ctes: NamedCte[] = [{ name: 't', expression: total }];
   // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.

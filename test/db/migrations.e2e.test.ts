@@ -129,6 +129,7 @@ describe('migrations', () => {
         '0022_one_digit_amount_classes',
         '0023_metadata_entries_in_created_order',
         '0024_metadata_value_counts_by_status',
+        '0025_two_digit_amount_classes',
         '0026_amount_indexes_carry_created_at',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
@@ -218,6 +219,8 @@ describe('migrations', () => {
         ...(['created_at.a04', 'created_at.a0411'] as const).flatMap((sortKey) =>
           classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
         ),
+        // 0025: and lead digits 12, above the round 1200 (class 04121), on the 16 days and the day only.
+        ...classSlices.flatMap((slice) => levels.created_at.slice(0, 2).map((bucket, level) => ['created_at.a04121', level, ...slice, bucket, 1])),
       ]);
       // The latest migration's frozen bucket arithmetic is the code's: levels never change without a migration that rebuilds them.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
@@ -227,7 +230,7 @@ describe('migrations', () => {
     }
   });
 
-  it('add amount classes of one significant digit beside the classes of digits, counted as a write counts them, and back (0022)', async () => {
+  it('add amount classes of one significant digit (0022), then of two on the coarse levels (0025), beside the classes of digits, counted as a write counts them, and back', async () => {
     const { db, drop } = await emptyDatabase();
     try {
       const migrator = await migratorFor(db.kysely, db.dialect);
@@ -268,16 +271,20 @@ describe('migrations', () => {
       expect(digitClasses).toContain(`created_at.a04 2 - ${Math.floor(Date.parse(payments[16].created_at) / 3_600_000)} 1`);
 
       expect((await migrator.migrateTo('0022_one_digit_amount_classes')).error).toBeUndefined();
-      // What each payment's create would have added (amountClassDeltas), summed per row.
-      const expected = new Map<string, number>();
-      for (const p of payments) {
-        for (const d of amountClassDeltas(p, 1)) {
-          const key = `${d.sortKey} ${d.level} ${d.currency || '-'} ${d.bucket}`;
-          expected.set(key, (expected.get(key) ?? 0) + d.delta);
+      // What each payment's create would have added (amountClassDeltas) to the classes of these kinds (up to 0022's, or every one), summed per row.
+      const expectedOf = (longestKey: number) => {
+        const expected = new Map<string, number>();
+        for (const p of payments) {
+          for (const d of amountClassDeltas(p, 1)) {
+            if (d.sortKey.length > longestKey) continue;
+            const key = `${d.sortKey} ${d.level} ${d.currency || '-'} ${d.bucket}`;
+            expected.set(key, (expected.get(key) ?? 0) + d.delta);
+          }
         }
-      }
+        return [...expected].map(([k, n]) => `${k} ${n}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+      };
       const classes = await readClasses();
-      expect(classes).toEqual([...expected].map(([k, n]) => `${k} ${n}`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+      expect(classes).toEqual(expectedOf('created_at.a0000'.length));
       // 0021's classes stay as they were; the finer ones come beside them.
       expect(classes.filter((c) => c.split(' ')[0].length === 'created_at.a04'.length)).toEqual(digitClasses);
       expect(new Set(classes.map((c) => c.split(' ')[0]).filter((k) => k.length > 'created_at.a04'.length))).toEqual(
@@ -311,8 +318,39 @@ describe('migrations', () => {
       // The two payments of 5000 (one in EUR, one in GBP) share the whole list's round class.
       const wholeList16Days = (sortKey: string) => classes.filter((c) => c.startsWith(`${sortKey} 0 - `)).reduce((n, c) => n + Number(c.split(' ')[4]), 0);
       expect([wholeList16Days('created_at.a0450'), wholeList16Days('created_at.a0451'), wholeList16Days('created_at.a0441')]).toEqual([2, 1, 1]);
+
+      // 0025 adds the two-significant-digit classes, on the 16 days and the day: as a write counts them.
+      expect((await migrator.migrateTo('0025_two_digit_amount_classes')).error).toBeUndefined();
+      const withTwoDigits = await readClasses();
+      expect(withTwoDigits).toEqual(expectedOf(Infinity));
+      const twoDigit = withTwoDigits.filter((c) => c.split(' ')[0].length === 'created_at.a00000'.length);
+      expect(new Set(twoDigit.map((c) => Number(c.split(' ')[1])))).toEqual(new Set([0, 1]));
+      // 10, 11, 19 … 99 are classes of their own; 101 is above the round 100 (10 and 0 past it), 999 above 990, 4999 above 4900, 99,999,999,999 above 99·10^9.
+      expect(new Set(twoDigit.map((c) => c.split(' ')[0].slice('created_at.a'.length)))).toEqual(
+        new Set([
+          '02100',
+          '02110',
+          '02190',
+          '02200',
+          '02210',
+          '02990',
+          '03100',
+          '03101',
+          '03500',
+          '03991',
+          '04100',
+          '04101',
+          '04491',
+          '04500',
+          '04501',
+          '05100',
+          '11991',
+        ]),
+      );
       // The code's rebuild (a recount) gives the same rows.
       await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
+      expect(await readClasses()).toEqual(withTwoDigits);
+      expect((await migrator.migrateTo('0023_metadata_entries_in_created_order')).error).toBeUndefined();
       expect(await readClasses()).toEqual(classes);
 
       expect((await migrator.migrateTo('0021_amount_class_buckets')).error).toBeUndefined();
