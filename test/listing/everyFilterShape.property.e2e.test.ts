@@ -103,11 +103,11 @@ const boundaryAmountArb = fc
   .tuple(fc.constantFrom(1, 5, 12, 99, 123, 999, 1234, 9999), fc.nat(3), fc.constantFrom(0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 /**
- * An amount class's edge (counts/amountClassBuckets.ts: a one-significant-digit value R is a class
- * of its own, the values up to the next one another): R, ±1.
+ * An amount class's edge (counts/amountClassBuckets.ts: a one- or two-significant-digit value R is
+ * a class of its own, the values up to the next one another): R, ±1.
  */
 const classEdgeArb = fc
-  .tuple(fc.constantFrom(1, 2, 5, 9), fc.integer({ min: 0, max: 3 }), fc.constantFrom(0, 0, -1, 1))
+  .tuple(fc.constantFrom(1, 2, 5, 9, 12, 15, 25, 35, 99), fc.integer({ min: 0, max: 3 }), fc.constantFrom(0, 0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 const amountArb = fc.oneof(boundaryAmountArb, classEdgeArb, fc.integer({ min: 1, max: 200_000 }));
 
@@ -458,7 +458,7 @@ const edgeQueryArb = fc
     }),
   );
 /**
- * An amount range on class edges (a one-significant-digit R, R - 1 written `gt`/`lte`, which is
+ * An amount range on class edges (a one- or two-significant-digit R, R - 1 written `gt`/`lte`, which is
  * the same whole range, or R + 1, which is the start or end of the class above R, or one off
  * those; drawn from a few R so that created payments land on them, or a payment's own amount ±1), on the whole list or one currency, sorted by created_at: deep pages placed by the
  * created_at buckets of whole amount classes (counts in two dimensions), and the ranges off every

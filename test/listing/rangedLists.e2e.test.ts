@@ -42,7 +42,9 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     // and on the edges of amount classes: one-significant-digit values R and R ± 1, R - 1 and
     // R + 1 of some others), then the counts rebuilt from the rows as after a bulk load.
     const classEdges = [1, 9, 10, 20, 99, 100, 500, 999, 1000, 4999, 5000, 5001, 10_000].flatMap((r) => [r - 1, r, r + 1]);
-    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000, ...classEdges, 5000, 5000, 20, 500];
+    // And R - 1, R, R + 1 of two-significant-digit R (migration 0025's classes): 15, 120, 350, 1500, 2500, 35000.
+    const twoDigitEdges = [15, 120, 350, 1500, 1500, 2500, 2500, 35_000].flatMap((r) => [r - 1, r, r + 1]);
+    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000, ...classEdges, 5000, 5000, 20, 500, ...twoDigitEdges];
     const moved = await kysely
       .selectFrom('payments')
       .select('id')
@@ -301,8 +303,23 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       range(['gte', 5000], ['lte', 5000]),
       range(['gte', 9], ['lte', 10]),
     ];
-    // Off every class edge: no run of whole classes, the row-by-row ways.
-    const partial = [range(['gte', 1500]), range(['gt', 1001]), range(['lte', 4998]), range(['gte', 21], ['lt', 5002])];
+    // Ends with two significant digits (R, gt R - 1, lte R - 1, gt R, lte R): runs of whole classes of 0025's kind too, placed down to the day.
+    const twoDigits = [
+      range(['gte', 1500]),
+      range(['gt', 1499]),
+      range(['gt', 1500]),
+      range(['lt', 2500]),
+      range(['lte', 2500]),
+      range(['lte', 2499]),
+      range(['gte', 120], ['lt', 350]),
+      range(['gte', 120], ['lte', 350]),
+      range(['gt', 15], ['lte', 99]),
+      range(['gte', 35_000]),
+      range(['gte', 1500], ['lt', 2500]),
+      range(['gt', 999], ['lte', 1500]),
+    ];
+    // Off every class edge (three significant digits and more): no run of whole classes, the row-by-row ways.
+    const partial = [range(['gte', 1510]), range(['gt', 1001]), range(['lte', 4998]), range(['gte', 21], ['lt', 5002]), range(['gte', 125], ['lt', 350])];
     // SQLite reads a range that holds few rows from its own index, its ids sorted there, at any
     // depth (rangePlans.ts): cheaper than walking to its few rows from the bucket that places them.
     const placedOrSorted = TEST_DIALECT === 'sqlite' ? ['buckets', 'sorted-ids', 'sorted-ids-from-end'] : ['buckets'];
@@ -310,7 +327,7 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
         for (const r of partial) for (const s of await check(f, r, sort)) seen.add(s);
-        for (const r of whole) for (const s of await check(f, r, sort, placedOrSorted)) seen.add(s);
+        for (const r of [...whole, ...twoDigits]) for (const s of await check(f, r, sort, placedOrSorted)) seen.add(s);
       }
     }
     // Both ways were taken, every page of both exact.
