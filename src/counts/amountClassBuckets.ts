@@ -142,23 +142,26 @@ const AMOUNT_CLASSES: ReadonlyArray<{ amountClass: string; first: number }> = [
   }),
 ];
 
-/** Every class, in amount order. */
-export const AMOUNT_CLASSES_IN_ORDER: readonly string[] = AMOUNT_CLASSES.map((c) => c.amountClass);
-
 /**
- * The run of `classes` (in amount order, with their least amounts) an amount range is made of
- * exactly: `low` inclusive and `high` exclusive, either undefined when open; undefined when an end
- * is no class's least amount, or the range is empty.
+ * The indices (`first`, and `after` exclusive) of the run of `length` classes in amount order an
+ * amount range is made of exactly, `startingAt` giving a class's index by its least amount: `low`
+ * inclusive and `high` exclusive, either undefined when open; undefined when an end is no class's
+ * least amount, or the range is empty.
  */
+function runBetween(startingAt: (value: number) => number | undefined, length: number, low: number | undefined, high: number | undefined) {
+  const first = low === undefined ? 0 : startingAt(low);
+  const after = high === undefined ? length : startingAt(high);
+  return first === undefined || after === undefined || after <= first ? undefined : { first, after };
+}
+
+/** The run of `classes` (in amount order, with their least amounts) an amount range is made of exactly (as runBetween), or undefined. */
 function classesBetween(classes: ReadonlyArray<{ amountClass: string; first: number }>, low: number | undefined, high: number | undefined) {
   const startingAt = (value: number) => {
     const i = classes.findIndex((c) => c.first === value);
     return i < 0 ? undefined : i;
   };
-  const first = low === undefined ? 0 : startingAt(low);
-  const after = high === undefined ? classes.length : startingAt(high);
-  if (first === undefined || after === undefined || after <= first) return undefined;
-  return classes.slice(first, after).map((c) => c.amountClass);
+  const run = runBetween(startingAt, classes.length, low, high);
+  return run && classes.slice(run.first, run.after).map((c) => c.amountClass);
 }
 
 /**
@@ -267,9 +270,9 @@ const FINEST_STARTING_AT = new Map(FINEST_CLASSES.map((c, i) => [c.first, i]));
  * Undefined when the range is not made of whole classes (an end with three significant digits).
  */
 export function amountClassRun(low: number | undefined, high: number | undefined): { inside: string[]; outside: string[] } | undefined {
-  const first = low === undefined ? 0 : FINEST_STARTING_AT.get(low);
-  const after = high === undefined ? FINEST_CLASSES.length : FINEST_STARTING_AT.get(high);
-  if (first === undefined || after === undefined || after <= first) return undefined;
+  const run = runBetween((value) => FINEST_STARTING_AT.get(value), FINEST_CLASSES.length, low, high);
+  if (!run) return undefined;
+  const { first, after } = run;
   return { inside: coarsened(first, after), outside: [...coarsened(0, first), ...coarsened(after, FINEST_CLASSES.length)] };
 }
 
