@@ -117,7 +117,7 @@ export const AMOUNT_CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((
 export const TWO_DIGIT_CLASS_LEVELS = AMOUNT_CLASS_LEVELS.filter((level) => level.level <= 1);
 
 /** The levels a class of any kind is counted on. */
-function levelsOfClass(amountClass: string) {
+export function levelsOfClass(amountClass: string) {
   return isTwoDigitClass(amountClass) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
 }
 
@@ -285,11 +285,13 @@ export interface AmountClassDelta extends SliceKey {
 
 /** The sort keys a payment's amount is counted under, with the levels each is counted on: its digit class's, its one-digit class's and (most amounts) its two-digit class's. */
 export function amountClassCounts(amount: number): Array<{ sortKey: string; levels: typeof AMOUNT_CLASS_LEVELS }> {
+  return classesOfAmount(amount).map((c) => ({ sortKey: amountClassSortKey(c), levels: levelsOfClass(c) }));
+}
+
+/** The classes an amount is counted in, one of each kind it has (the part after `created_at.a`). */
+export function classesOfAmount(amount: number): string[] {
   const two = twoDigitClassOf(amount);
-  return [digitClassOf(amount), amountClassOf(amount), ...(two === undefined ? [] : [two])].map((c) => ({
-    sortKey: amountClassSortKey(c),
-    levels: levelsOfClass(c),
-  }));
+  return two === undefined ? [digitClassOf(amount), amountClassOf(amount)] : [digitClassOf(amount), amountClassOf(amount), two];
 }
 
 /** What a payment adds to (delta 1) or takes from (-1) the class counts. */

@@ -1,6 +1,6 @@
 import { accountCountKeys, paymentCountKeys, type CountDelta } from './listCounts.ts';
 import { BUCKETED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './countedSlices.ts';
-import { AMOUNT_CLASS_LEVELS, amountClassCounts } from './amountClassBuckets.ts';
+import { AMOUNT_CLASS_LEVELS, amountClassSortKey, classesOfAmount, levelsOfClass } from './amountClassBuckets.ts';
 import { sortValueOf, type BucketRow, type PaymentPosition } from './listBuckets.ts';
 import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './sortBuckets.ts';
 
@@ -46,8 +46,8 @@ export class CreatedRowsTally {
   /** Per bucketed slice (TALLIED_SLICES' order), its tallies by the slice's dimension values. */
   readonly #slices = TALLIED_SLICES.map(() => new Map<string, SliceTally>());
   readonly #values: number[] = new Array(BUCKETED_COLUMNS.length);
-  /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list) and class sort key (every kind): rows per finest created_at bucket, and the levels that kind is counted on. */
-  readonly #classes = new Map<string, { currency: string; sortKey: string; levels: typeof AMOUNT_CLASS_LEVELS; finest: Map<number, number> }>();
+  /** Amount class counts (amountClassBuckets.ts), by currency ('' for the whole list), then by class (every kind): rows per finest created_at bucket. */
+  readonly #classes = new Map<string, Map<string, Map<number, number>>>();
 
   addAccount(a: { status: string; currency: string }): void {
     const key = `${a.status}\u0000${a.currency}`;
@@ -71,12 +71,14 @@ export class CreatedRowsTally {
       for (let c = 0; c < finest.length; c++) add(tally.finest[c], finest[c].of(this.#values[c]), 1);
     }
     const at = CLASS_FINEST.of(Date.parse(p.created_at));
-    for (const { sortKey, levels } of amountClassCounts(p.amount)) {
-      for (const currency of ['', p.currency]) {
-        const key = `${currency}\u0000${sortKey}`;
-        let tally = this.#classes.get(key);
-        if (!tally) this.#classes.set(key, (tally = { currency, sortKey, levels, finest: new Map() }));
-        add(tally.finest, at, 1);
+    const classes = classesOfAmount(p.amount);
+    for (const currency of ['', p.currency]) {
+      let byClass = this.#classes.get(currency);
+      if (!byClass) this.#classes.set(currency, (byClass = new Map()));
+      for (const amountClass of classes) {
+        let finest = byClass.get(amountClass);
+        if (!finest) byClass.set(amountClass, (finest = new Map()));
+        add(finest, at, 1);
       }
     }
   }
@@ -116,13 +118,16 @@ export class CreatedRowsTally {
 
   /** The amount class rows, in the global order: after every bucketed column's (their sort keys extend `created_at`), by sort key, level, currency, bucket. */
   *#classRows(tenantId: string, shard: number): Generator<BucketRow> {
-    const tallies = [...this.#classes.values()].sort((a, b) => compareText(a.sortKey, b.sortKey) || compareText(a.currency, b.currency));
-    const sortKeys = [...new Set(tallies.map((t) => t.sortKey))];
-    for (const sortKey of sortKeys) {
-      for (const level of AMOUNT_CLASS_LEVELS) {
-        for (const tally of tallies) {
-          if (tally.sortKey !== sortKey || !tally.levels.includes(level)) continue;
-          yield* levelRows(tenantId, shard, sortKey, level, { ...NO_SLICE, currency: tally.currency }, tally.finest, CLASS_FINEST);
+    const currencies = [...this.#classes.keys()].sort(compareText);
+    const classes = [...new Set([...this.#classes.values()].flatMap((byClass) => [...byClass.keys()]))];
+    const sortKeys = classes
+      .map((amountClass) => ({ amountClass, sortKey: amountClassSortKey(amountClass) }))
+      .sort((a, b) => compareText(a.sortKey, b.sortKey));
+    for (const { amountClass, sortKey } of sortKeys) {
+      for (const level of levelsOfClass(amountClass)) {
+        for (const currency of currencies) {
+          const finest = this.#classes.get(currency)?.get(amountClass);
+          if (finest) yield* levelRows(tenantId, shard, sortKey, level, { ...NO_SLICE, currency }, finest, CLASS_FINEST);
         }
       }
     }
