@@ -8,6 +8,7 @@ import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
 import { guardedStatement, type StatementGuard } from '../db/guardedStatement.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
+import { skipFromNearerEnd } from '../pagination/skipFromNearerEnd.ts';
 import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
 import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
 import { marked, StatementTemplates, type SlotMaker } from '../db/statementTemplates.ts';
@@ -221,11 +222,10 @@ async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: P
   const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
   const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
   const counts = { slice: Number(row.slice), covered: Number(row.covered) };
-  if (!placed) return walkIsCheaper(counts, paging.offset, paging.perPage, sqliteSortCost);
-  // A page the amount classes place walks from its bucket, skipping nothing before it; the range's
-  // index would still sort the rows up to it (counted from the nearer end).
-  const kept = Math.min(paging.offset, Math.max(0, counts.covered - paging.offset - paging.perPage)) + paging.perPage;
-  return walkIsCheaper(counts, 0, paging.perPage, () => sqliteSortCost(kept));
+  // The range's index sorts the rows up to the page, counted from the nearer end; a page the amount
+  // classes place walks from its bucket, skipping nothing before it.
+  const sortCost = sqliteSortCost(skipFromNearerEnd(counts.covered, paging.offset, paging.perPage) + paging.perPage);
+  return walkIsCheaper(counts, placed ? 0 : paging.offset, paging.perPage, sortCost);
 }
 
 /** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
@@ -786,7 +786,7 @@ export async function writeListPage(
     // A search of one key, alone or with statuses: its total is the counts' sum just read (same snapshot), no second statement.
     const total = counted.countBy === 'entries' ? counts.matches : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
-    const skip = Math.min(offset, Math.max(0, total - offset - paging.perPage));
+    const skip = skipFromNearerEnd(total, offset, paging.perPage);
     return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
   });
   return written(page, add);

@@ -1,4 +1,5 @@
 import type { ListQuery } from '../listquery/parseListQuery.ts';
+import { skipFromNearerEnd } from '../pagination/skipFromNearerEnd.ts';
 import type { ListSlice, RangeCondition } from './listSlice.ts';
 
 /**
@@ -119,19 +120,13 @@ export function hasLiteralRange(query: ListQuery): boolean {
  * Whether a walk along the sort's index is the cheaper way to a page (SQLite), from the slice's
  * count and the range's count in buckets wholly inside it (a lower bound of the range's rows).
  * A walk reads about (skip + per_page) × slice ÷ range rows; the range's index reads every row
- * in range and sorts them (on every skip hop of a deep page too). The skip is counted from the
- * nearer end, as the page will be.
+ * in range and sorts them (on every skip hop of a deep page too), each entry `sortCost` walked
+ * ones (SQLite: sqliteSortCost). The skip is counted from the nearer end, as the page will be.
  */
-export function walkIsCheaper(
-  counts: { slice: number; covered: number },
-  offset: number,
-  perPage: number,
-  sortCost: (rows: number) => number = () => 1,
-): boolean {
+export function walkIsCheaper(counts: { slice: number; covered: number }, offset: number, perPage: number, sortCost = 1): boolean {
   const { slice, covered } = counts;
   if (covered <= 0) return false;
-  const skip = Math.min(offset, Math.max(0, covered - offset - perPage));
-  return (skip + perPage) * slice <= sortCost(skip + perPage) * covered * covered;
+  return (skipFromNearerEnd(covered, offset, perPage) + perPage) * slice <= sortCost * covered * covered;
 }
 
 /**

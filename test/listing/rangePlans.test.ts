@@ -97,12 +97,12 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
   it('weighs the range’s sort by what it keeps (SQLite): a first page’s few rows cheaply, a deep page’s whole sort dearly', () => {
     // 0.06 % of 10M payments in range (`amount ≤ 100`): page 1 walks ~28k entries for its 15
     // rows; the range's index reads 5,400 and keeps 15.
-    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 0, 15, sqliteSortCost)).toBe(false);
+    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 0, 15, sqliteSortCost(15))).toBe(false);
     // Its middle page keeps 2,700 rows sorted: still the range's index, a walk would skip 2,700 × 1,850 entries.
-    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 2700, 15, sqliteSortCost)).toBe(false);
+    expect(walkIsCheaper({ slice: 10_000_000, covered: 5400 }, 2700, 15, sqliteSortCost(2685 + 15))).toBe(false);
     // 30 % in range, its middle page: a whole sort of 150k rows costs more than walking to them.
     expect(walkIsCheaper({ slice: 1_000_000, covered: 300_000 }, 150_000, 15)).toBe(false);
-    expect(walkIsCheaper({ slice: 1_000_000, covered: 300_000 }, 150_000, 15, sqliteSortCost)).toBe(true);
+    expect(walkIsCheaper({ slice: 1_000_000, covered: 300_000 }, 150_000, 15, sqliteSortCost(149_985 + 15))).toBe(true);
     expect(sqliteSortCost(15)).toBeLessThan(sqliteSortCost(150_000));
   });
 
