@@ -329,3 +329,10 @@ function classRebuildStatements(
     }),
   );
 }
+
+/**
+ * The classes of each kind in amount order, each with its least amount: the digit classes, the
+ * one-digit classes and the finest (two-digit where an amount has one). A page of a created_at
+ * range in amount order is placed among them, coarsest kind first (listing/amountOrderClasses.ts).
+ */
+export const CLASSES_IN_AMOUNT_ORDER: ReadonlyArray<ReadonlyArray<{ amountClass: string; first: number }>> = [DIGIT_CLASSES, AMOUNT_CLASSES, FINEST_CLASSES];

@@ -54,6 +54,7 @@ import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, 
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import { entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
+import { amountOrderPage, amountOrderPlaceable, type ClassPlacement } from './amountOrderPage.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
 
@@ -65,6 +66,8 @@ export interface ListTuning {
   skipHop: number;
   /** A metadata search's plan (metadataPlans.ts): chosen by its counts (absent), or always one of them (tests). */
   metadataPlan?: 'probe' | 'drive';
+  /** A created_at range in amount order: its deep pages placed by the amount classes by cost (absent), or always or never (tests). */
+  classPlacement?: ClassPlacement;
 }
 
 export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
@@ -336,9 +339,19 @@ async function rowsAt(
   query: ListQuery,
   skip: number,
   limit: number,
-): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' | 'sorted-ids' }> {
-  const { table, scope } = list;
+  total: number,
+): Promise<{ rows: string[]; how: 'offset' | 'deferred-join' | 'skip-hops' | 'sorted-ids' | 'classes' }> {
+  const { table, scope, ranged } = list;
   const run = async (select: { execute(): Promise<Array<{ resource: string }>> }) => (await select.execute()).map((r) => r.resource);
+  // A created_at range in amount order: placed in its amount class when that costs less than the
+  // other way (amountOrderPage.ts): the walk, or on SQLite the range's index sorted, which costs
+  // each entry of the range (sqliteSortCost).
+  if (skip >= tuning.plainOffsetUpTo && ranged && amountOrderPlaceable(table, scope, query, ranged)) {
+    const rival = list.walk === false ? sqliteSortCost(skip + limit) * total : undefined;
+    const request = { table, scope, listQuery: list.query, query, ranged, skip, limit, total, rival };
+    const rows = await amountOrderPage(db, dialect, request, tuning.classPlacement);
+    if (rows) return { rows, how: 'classes' };
+  }
   // SQLite, the range's index read (few rows in range, rangePlans.ts): their ids sorted at any depth, no hops.
   if (list.walk === false) return { rows: await run(sortedIdsPageSelect(db, table, scope, query, skip, limit)), how: 'sorted-ids' };
   if (skip < tuning.plainOffsetUpTo) return { rows: await run(offsetPageSelect(db, table, scope, query, skip, limit)), how: 'offset' };
@@ -358,10 +371,10 @@ async function pageOf(db: Kysely<Database>, dialect: Dialect, tuning: ListTuning
   const fromEnd = total - offset - limit;
   const query = rowsQueryOf(dialect, list);
   if (fromEnd < offset) {
-    const page = await rowsAt(db, dialect, tuning, list, reversed(query), fromEnd, limit);
+    const page = await rowsAt(db, dialect, tuning, list, reversed(query), fromEnd, limit, total);
     return { total, rows: page.rows.reverse(), strategy: `${page.how}-from-end` };
   }
-  const page = await rowsAt(db, dialect, tuning, list, query, offset, limit);
+  const page = await rowsAt(db, dialect, tuning, list, query, offset, limit, total);
   return { total, rows: page.rows, strategy: page.how };
 }
 

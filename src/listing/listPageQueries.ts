@@ -30,10 +30,12 @@ export const SKIP_HOP = 50_000;
  * counts, then a short skip), `deferred-join` (PostgreSQL) or `skip-hops` (SQLite) for deep pages
  * of lists without bucket counts, `sorted-ids` (SQLite: a range holding few rows, read from its
  * own index and its ids sorted there, any depth: rangePlans.ts), `entries` (a metadata search read
- * in its entries' order, any depth: listing/entryOrderPage.ts), `past-end` (no row read).
+ * in its entries' order, any depth: listing/entryOrderPage.ts), `classes` (a created_at range in
+ * amount order placed in its amount class, then a short skip: listing/amountOrderPage.ts),
+ * `past-end` (no row read).
  * `-from-end` when the page was counted from the end of the list (the nearer end).
  */
-export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops' | 'sorted-ids'}${'' | '-from-end'}` | 'entries' | 'past-end';
+export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops' | 'sorted-ids' | 'classes'}${'' | '-from-end'}` | 'entries' | 'past-end';
 
 /**
  * A page's LIMIT as an expression, not a bare parameter: SQLite's planner reads a bare `?` LIMIT
@@ -109,7 +111,7 @@ export function rangedTotalOver(db: Kysely<Database>, table: ListTable, scope: L
  * it bounds an index range by one lower and one upper condition on a column, and picked the
  * range's own `gte`/`lt` (a month: 16,667 index entries, 151 ms at 100k) over the edge's.
  */
-function boundedOn(query: ListQuery, column: string, side: 'below' | 'above'): ListQuery {
+export function boundedOn(query: ListQuery, column: string, side: 'below' | 'above'): ListQuery {
   const implied = side === 'below' ? ['lt', 'lte'] : ['gt', 'gte'];
   return { ...query, conditions: query.conditions.filter((c) => !(c.match === 'range' && c.column === column && implied.includes(c.op))) };
 }
