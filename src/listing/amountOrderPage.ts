@@ -1,10 +1,9 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import type { BucketSegment, CoveredRange } from '../counts/rangeBuckets.ts';
-import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
-import { boundaryOf, type Boundary } from './keyset.ts';
-import { afterBoundarySelect, boundedOn, countedTotalSelect, countSelect, hopSelect, type ListScope, type ListTable } from './listPageQueries.ts';
+import type { ListQuery } from '../listquery/parseListQuery.ts';
+import { boundedOn, countedTotalSelect, countSelect, pageFromRowSelect, type BucketStart, type ListScope, type ListTable } from './listPageQueries.ts';
 import { narrowedDimensions, sliceSql, type ListSlice } from './listSlice.ts';
 import type { RangedTotal } from './rangedTotal.ts';
 import { withRangesWritten } from './rangePlans.ts';
@@ -61,29 +60,25 @@ async function edgeRows(db: Kysely<Database>, table: ListTable, scope: ListScope
 }
 
 /**
- * Each class's count over the runs of time buckets, by key: one union of index seeks (a class key
- * and a run each; runs joined by `or` are a scan on SQLite, see listPageQueries.ts bucketRunsSum).
+ * Each class's count over the runs of time buckets (`range`), and over all its buckets (`whole`:
+ * the class's rows in the whole slice, what the walk inside it is weighed by), by key: one union
+ * of index seeks, one statement (a class key and a run each; runs joined by `or` are a scan on
+ * SQLite, see listPageQueries.ts bucketRunsSum).
  */
 async function classCounts(db: Kysely<Database>, tenantId: string, slice: ListSlice, classes: readonly AmountClass[], segments: BucketSegment[]) {
   const keys = sql.join(classes.map((c) => amountClassSortKey(c.key)));
-  const runs = segments.map((s) => {
-    const from = s.from === undefined ? sql`` : sql` and bucket >= ${s.from}`;
-    const to = s.to === undefined ? sql`` : sql` and bucket <= ${s.to}`;
-    return sql`select sort_key, n from list_buckets
-      where tenant_id = ${tenantId} and list = 'payments' and sort_key in (${keys}) and ${sliceSql(slice)} and level = ${sql.lit(s.level)}${from}${to}`;
-  });
-  const { rows } = await sql<{
-    sort_key: string;
-    n: number | string;
-  }>`select sort_key, sum(n) as n from (${sql.join(runs, sql` union all `)}) r group by sort_key`.execute(db);
-  return new Map(rows.map((r) => [r.sort_key.slice(amountClassSortKey('').length), Number(r.n)]));
-}
-
-/** A class's rows in the whole slice, any time: its coarsest level's buckets summed. */
-async function classSliceRows(db: Kysely<Database>, tenantId: string, slice: ListSlice, cls: AmountClass): Promise<number> {
-  const { rows } = await sql<{ n: number | string | null }>`select sum(n) as n from list_buckets
-    where tenant_id = ${tenantId} and list = 'payments' and sort_key = ${amountClassSortKey(cls.key)} and ${sliceSql(slice)} and level = 0`.execute(db);
-  return Number(rows[0]?.n ?? 0);
+  const seek = (level: number, inRange: boolean, from?: number, to?: number) =>
+    sql`select sort_key, ${sql.lit(inRange ? 1 : 0)} as in_range, n from list_buckets
+      where tenant_id = ${tenantId} and list = 'payments' and sort_key in (${keys}) and ${sliceSql(slice)} and level = ${sql.lit(level)}${
+        from === undefined ? sql`` : sql` and bucket >= ${from}`
+      }${to === undefined ? sql`` : sql` and bucket <= ${to}`}`;
+  const runs = [...segments.map((s) => seek(s.level, true, s.from, s.to)), seek(0, false)];
+  const { rows } = await sql<{ sort_key: string; in_range: number; n: number | string }>`select sort_key, in_range, sum(n) as n
+    from (${sql.join(runs, sql` union all `)}) r group by sort_key, in_range`.execute(db);
+  const range = new Map<string, number>();
+  const whole = new Map<string, number>();
+  for (const r of rows) (Number(r.in_range) === 1 ? range : whole).set(r.sort_key.slice(amountClassSortKey('').length), Number(r.n));
+  return { range, whole };
 }
 
 /**
@@ -98,33 +93,25 @@ async function placeInClasses(
   edges: ReadonlyArray<{ amount: number; n: number }>,
   direction: 'asc' | 'desc',
   at: number,
-): Promise<PlacedClass | undefined> {
+): Promise<(PlacedClass & { sliceRows: number }) | undefined> {
   const deepest = coverage.finest ? 2 : 1;
   let classes: readonly AmountClass[] = COARSEST_CLASSES;
   let before = 0;
   for (let kind = 0; ; kind++) {
     const counts = await classCounts(db, tenantId, slice, classes, coverage.segments);
-    const placed = classHolding(classes, (c) => (counts.get(c.key) ?? 0) + edgeRowsIn(edges, c), direction, at, before);
+    const placed = classHolding(classes, (c) => (counts.range.get(c.key) ?? 0) + edgeRowsIn(edges, c), direction, at, before);
     // A class made of one finer class is that class (amounts below 10 have no two-digit classes).
     const children = placed && kind < deepest ? childClasses(kind, placed.cls) : [];
-    if (!placed || children.length <= 1) return placed;
+    if (!placed || children.length <= 1) return placed && { ...placed, sliceRows: counts.whole.get(placed.cls.key) ?? 0 };
     classes = children;
     before = placed.before;
   }
 }
 
-/** The page's query from the class's start in list order: its amounts bounded on that side (the negative class and the last are open there). */
-function fromClassStart(query: ListQuery, cls: AmountClass): ListQuery {
-  const direction = query.sort[0].direction;
-  const start: Condition | undefined =
-    direction === 'asc'
-      ? Number.isFinite(cls.first)
-        ? { column: 'amount', match: 'range', op: 'gte', value: cls.first }
-        : undefined
-      : Number.isFinite(cls.end)
-        ? { column: 'amount', match: 'range', op: 'lt', value: cls.end }
-        : undefined;
-  return start ? { ...query, conditions: [...query.conditions, start] } : query;
+/** Where a class starts in list order (BucketStart): its least amount ascending, the amount past it descending; none for the open ends. */
+function classStart(direction: 'asc' | 'desc', cls: AmountClass): BucketStart | undefined {
+  if (direction === 'asc') return Number.isFinite(cls.first) ? { column: 'amount', op: '>=', value: cls.first } : undefined;
+  return Number.isFinite(cls.end) ? { column: 'amount', op: '<', value: cls.end } : undefined;
 }
 
 export interface AmountOrderRequest {
@@ -164,17 +151,15 @@ export async function amountOrderPage(db: Kysely<Database>, dialect: Dialect, re
   const placed = await placeInClasses(db, tenantId, ranged.slice, coverage, edges, query.sort[0].direction, skip);
   if (!placed) return undefined;
   const inner = skip - placed.before;
-  if (placement === 'cost' && walkedEntries(inner, limit, await classSliceRows(db, tenantId, ranged.slice, placed.cls), placed.rows) >= walk) return undefined;
-  // Skipped and read along the amount index from the class's start, the range tested on each entry.
+  if (placement === 'cost' && walkedEntries(inner, limit, placed.sliceRows, placed.rows) >= walk) return undefined;
+  // Skipped along the amount index from the class's start (the page's first row found in the
+  // index alone, `b`), the range tested on each entry, and the page read from that row on: one
+  // statement, as a page bucket counts place (listPageQueries.ts pageFromRowSelect).
   const walked = withRangesWritten(query, dialect === 'sqlite' ? 'unindexed' : 'opaque');
-  const fromStart = fromClassStart(walked, placed.cls);
-  let boundary: Boundary | undefined;
-  if (inner > 0) {
-    const row = await hopSelect(db, table, scope, fromStart, undefined, inner).executeTakeFirst();
-    if (!row) return undefined;
-    boundary = boundaryOf(row as Record<string, unknown>, query.sort);
-  }
-  // Past the skipped row the class's bound is implied; left in, SQLite bounds the index by it rather than by the row (rangePlans.ts withStartSideUnindexed).
-  const rows = await afterBoundarySelect(db, table, scope, boundary ? walked : fromStart, boundary, limit).execute();
-  return rows.map((r) => r.resource);
+  const { ctes, rows } = pageFromRowSelect(db, table, scope, walked, classStart(query.sort[0].direction, placed.cls), sql<number>`${inner}`, limit);
+  const withCtes = ctes.reduce(
+    (creator, cte) => creator.with(cte.name, () => cte.expression as Expression<Record<string, unknown>>) as unknown as QueryCreator<Database>,
+    db as QueryCreator<Database>,
+  );
+  return (await rows(withCtes).execute()).map((r) => r.resource);
 }
