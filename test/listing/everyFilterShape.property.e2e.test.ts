@@ -41,8 +41,12 @@ const RUNS = Number(process.env.FILTER_PROPERTY_RUNS ?? 60);
 const SECONDS = Number(process.env.FILTER_PROPERTY_SECONDS ?? 45);
 const FC_SEED = process.env.FILTER_PROPERTY_SEED === undefined ? undefined : Number(process.env.FILTER_PROPERTY_SEED);
 
-/** Small lists still take the deep ways: bucket descent, deferred join, or skip hops of 3 rows. */
-const DEEP_WAY = { plainOffsetUpTo: 0, skipHop: 3 };
+/**
+ * Small lists still take the deep ways: bucket descent, deferred join, or skip hops of 3 rows; a
+ * created_at range in amount order is placed by the amount classes at any depth (by cost it would
+ * walk lists this small).
+ */
+const DEEP_WAY = { plainOffsetUpTo: 0, skipHop: 3, classPlacement: 'always' as const };
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -281,7 +285,16 @@ interface TruthRow {
 }
 
 /** What the reads met (printed with FILTER_PROPERTY_STATS=1): that the edges are reached, not assumed. */
-const STATS = { runs: 0, reads: 0, nonEmpty: 0, rowOnTimeBound: 0, rowWithinMsOfTimeBound: 0, rowOnAmountBound: 0, filters: new Map<string, number>() };
+const STATS = {
+  runs: 0,
+  reads: 0,
+  nonEmpty: 0,
+  rowOnTimeBound: 0,
+  rowWithinMsOfTimeBound: 0,
+  rowOnAmountBound: 0,
+  classesPages: 0,
+  filters: new Map<string, number>(),
+};
 const SHOW_STATS = process.env.FILTER_PROPERTY_STATS === '1';
 
 async function count(run: Run, q: QuerySpec, resolved: Resolved, total: number) {
@@ -403,6 +416,7 @@ async function readAndCheck(run: Run, instance: number, resolved: Resolved, url:
   const response = await run.apps[which].inject({ method: 'GET', url, headers: { authorization: `Bearer ${run.key}` } });
   const all = await truth(run, resolved);
   const where = `GET ${url} (${what}; instance ${which}, x-page-strategy ${String(response.headers['x-page-strategy'])})`;
+  if (String(response.headers['x-page-strategy']).startsWith('classes')) STATS.classesPages += 1;
   if (all === null) {
     if (response.statusCode !== 404) throw new Error(`${where}: the account is gone, expected 404, got ${response.statusCode}`);
     return null;
@@ -490,6 +504,36 @@ const amountClassQueryArb = fc
       sort: q.sort === 'amount' ? 'created_at' : q.sort === '-amount' ? '-created_at' : q.sort,
     }),
   );
+/**
+ * A created_at range in amount order, either direction, on the whole list or one currency: pages
+ * placed by the amount classes' counts summed over the time buckets inside the range, plus its
+ * rows in the partly covered hours (listing/amountOrderPage.ts); ends on bucket edges, ±1 ms, on
+ * payments' own times (edgeQueryArb's), at several offsets.
+ */
+const amountOrderQueryArb = fc
+  .tuple(
+    paymentQueryArb,
+    fc.oneof(
+      createdAtArb,
+      edgeQueryArb.map((q) => q.createdAt as QuerySpec['createdAt']),
+    ),
+    fc.constantFrom(...CURRENCIES.slice(0, 3)),
+    fc.boolean(),
+    fc.boolean(),
+  )
+  .map(
+    ([q, createdAt, currency, byCurrency, descending]): QuerySpec => ({
+      ...q,
+      byPath: undefined,
+      status: undefined,
+      currency: byCurrency ? [currency] : undefined,
+      cardBrand: undefined,
+      accountIds: undefined,
+      createdAt,
+      amount: undefined,
+      sort: descending ? '-amount' : 'amount',
+    }),
+  );
 /** The second instance (every page the deep way) serves two reads in three. */
 const readInstanceArb = fc.constantFrom(0, 1, 1);
 
@@ -500,6 +544,7 @@ const read = fc
       { weight: 2, arbitrary: countedSliceQueryArb },
       { weight: 2, arbitrary: edgeQueryArb },
       { weight: 3, arbitrary: amountClassQueryArb },
+      { weight: 2, arbitrary: amountOrderQueryArb },
       { weight: 1, arbitrary: accountQueryArb },
     ),
     readInstanceArb,
