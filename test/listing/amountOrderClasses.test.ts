@@ -5,6 +5,7 @@ import {
   childClasses,
   classCoverage,
   classHolding,
+  classReadsCost,
   COARSEST_CLASSES,
   edgeRowsIn,
   walkedEntries,
@@ -109,6 +110,16 @@ describe('amount classes in amount order (a created_at range sorted by amount)',
         cls,
       ),
     ).toBe(5);
+  });
+
+  it('places a deep page of a month (1M payments, a sixth of them in it) rather than walk to it, and walks to a page near the start', () => {
+    const month = classCoverage([
+      { op: 'gte', value: '2026-03-01T00:00:00.000Z' },
+      { op: 'lt', value: '2026-04-01T00:00:00.000Z' },
+    ]);
+    if (!month) throw new Error('a month covers whole hours');
+    expect(walkedEntries(100_000, 10, 1_000_000, 172_000)).toBeGreaterThan(classReadsCost(month));
+    expect(walkedEntries(2_000, 10, 1_000_000, 172_000)).toBeLessThan(classReadsCost(month));
   });
 
   it('weighs a walk by the share of the slice the rows walked are', () => {
