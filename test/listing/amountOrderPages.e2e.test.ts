@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
+import { RANGE_HOLDS, type RangeOp } from '../support/rangeOps.ts';
 import { recountTenant } from '../../src/counts/listCounts.ts';
 
 interface Row {
@@ -11,8 +12,6 @@ interface Row {
   at: number;
 }
 
-type Op = 'gte' | 'gt' | 'lte' | 'lt';
-const HOLDS: Record<Op, (v: number, b: number) => boolean> = { gte: (v, b) => v >= b, gt: (v, b) => v > b, lte: (v, b) => v <= b, lt: (v, b) => v < b };
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -67,15 +66,15 @@ describe('a created_at range in amount order: pages placed by the amount classes
   });
   afterAll(() => t.close());
 
-  function expected(currency: string | undefined, ranges: Array<[Op, number]>, desc: boolean): string[] {
+  function expected(currency: string | undefined, ranges: Array<[RangeOp, number]>, desc: boolean): string[] {
     return rows
-      .filter((r) => (currency === undefined || r.currency === currency) && ranges.every(([op, b]) => HOLDS[op](r.at, b)))
+      .filter((r) => (currency === undefined || r.currency === currency) && ranges.every(([op, b]) => RANGE_HOLDS[op](r.at, b)))
       .sort((a, b) => (a.amount - b.amount || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (desc ? -1 : 1))
       .map((r) => r.id);
   }
 
   /** Every page, and the one past the end; deep pages must be placed by the classes. */
-  async function everyPage(currency: string | undefined, ranges: Array<[Op, number]>, sort: 'amount' | '-amount') {
+  async function everyPage(currency: string | undefined, ranges: Array<[RangeOp, number]>, sort: 'amount' | '-amount') {
     const want = expected(currency, ranges, sort === '-amount');
     const query = [
       ...(currency ? [`filter[currency]=${currency}`] : []),
@@ -101,7 +100,7 @@ describe('a created_at range in amount order: pages placed by the amount classes
     }
   }
 
-  const ranges: Array<[string, Array<[Op, number]>]> = [
+  const ranges: Array<[string, Array<[RangeOp, number]>]> = [
     [
       'a month, midnight to midnight',
       [
@@ -138,7 +137,7 @@ describe('a created_at range in amount order: pages placed by the amount classes
   }
 
   it('a range inside one hour is no class placement (no whole hour is covered): read row by row, exact', async () => {
-    const range: Array<[Op, number]> = [
+    const range: Array<[RangeOp, number]> = [
       ['gte', month + 5 * HOUR + 1],
       ['lt', month + 5 * HOUR + 40 * 60_000],
     ];

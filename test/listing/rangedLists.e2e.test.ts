@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { TEST_DIALECT } from '../support/testDatabase.ts';
 import { seed } from '../support/seedHelpers.ts';
+import { RANGE_HOLDS, type RangeOp } from '../support/rangeOps.ts';
 import { recountTenant } from '../../src/counts/listCounts.ts';
 
 interface Row {
@@ -15,8 +16,8 @@ interface Row {
   at: number;
 }
 
-type Op = 'gte' | 'gt' | 'lte' | 'lt';
-const HOLDS: Record<Op, (v: number, b: number) => boolean> = { gte: (v, b) => v >= b, gt: (v, b) => v > b, lte: (v, b) => v <= b, lt: (v, b) => v < b };
+type Op = RangeOp;
+const HOLDS = RANGE_HOLDS;
 
 const DAY = 86_400_000;
 const iso = (ms: number) => new Date(ms).toISOString();
