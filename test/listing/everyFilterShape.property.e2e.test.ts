@@ -108,10 +108,12 @@ const boundaryAmountArb = fc
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 /**
  * An amount class's edge (counts/amountClassBuckets.ts: a one- or two-significant-digit value R is
- * a class of its own, the values up to the next one another): R, ±1.
+ * a class of its own, the values up to the next one another): R, ±1; and three-significant-digit
+ * values off every edge (125, 151, 234, 995), whose ranges are a run of classes less or plus a
+ * sliver counted row by row (listing/amountClassRanges.ts).
  */
 const classEdgeArb = fc
-  .tuple(fc.constantFrom(1, 2, 5, 9, 12, 15, 25, 35, 99), fc.integer({ min: 0, max: 3 }), fc.constantFrom(0, 0, -1, 1))
+  .tuple(fc.constantFrom(1, 2, 5, 9, 12, 15, 25, 35, 99, 125, 151, 234, 995), fc.integer({ min: 0, max: 3 }), fc.constantFrom(0, 0, -1, 1))
   .map(([lead, e, delta]) => Math.max(1, lead * 10 ** e + delta));
 const amountArb = fc.oneof(boundaryAmountArb, classEdgeArb, fc.integer({ min: 1, max: 200_000 }));
 
@@ -476,7 +478,8 @@ const edgeQueryArb = fc
  * the same whole range, or R + 1, which is the start or end of the class above R, or one off
  * those; drawn from a few R so that created payments land on them, or a payment's own amount ±1), on the whole list or one currency, sorted by created_at: deep pages placed by the
  * created_at buckets of whole amount classes (counts in two dimensions), and the ranges off every
- * class edge, which go the row-by-row ways.
+ * class edge (three significant digits), placed the same way with the sliver between the end and
+ * the nearest edge counted row by row per bucket.
  */
 const amountClassQueryArb = fc
   .tuple(

@@ -45,7 +45,30 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     const classEdges = [1, 9, 10, 20, 99, 100, 500, 999, 1000, 4999, 5000, 5001, 10_000].flatMap((r) => [r - 1, r, r + 1]);
     // And R - 1, R, R + 1 of two-significant-digit R (migration 0025's classes): 15, 120, 350, 1500, 2500, 35000.
     const twoDigitEdges = [15, 120, 350, 1500, 1500, 2500, 2500, 35_000].flatMap((r) => [r - 1, r, r + 1]);
-    const amounts = [1000, 10_000, 12_300, 999, 100, 99, 100_000, 99_999, 10, 9, 1000, 10_000, ...classEdges, 5000, 5000, 20, 500, ...twoDigitEdges];
+    // And R - 1, R, R + 1 of ends with three or more significant digits, and of the class edges beside them
+    // (a sliver's ends: listing/amountClassRanges.ts): 1510 (1501 … 1509 below it), 125 (121), 345, 2345, 1520, 1599, 12345.
+    const sliverEdges = [1510, 1501, 125, 121, 130, 345, 2345, 2301, 1520, 1599, 12_345, 12_001].flatMap((r) => [r - 1, r, r + 1]);
+    const amounts = [
+      1000,
+      10_000,
+      12_300,
+      999,
+      100,
+      99,
+      100_000,
+      99_999,
+      10,
+      9,
+      1000,
+      10_000,
+      ...classEdges,
+      5000,
+      5000,
+      20,
+      500,
+      ...twoDigitEdges,
+      ...sliverEdges,
+    ];
     const moved = await kysely
       .selectFrom('payments')
       .select('id')
@@ -319,18 +342,41 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       range(['gte', 1500], ['lt', 2500]),
       range(['gt', 999], ['lte', 1500]),
     ];
-    // Off every class edge (three significant digits and more): no run of whole classes, the row-by-row ways.
-    const partial = [range(['gte', 1510]), range(['gt', 1001]), range(['lte', 4998]), range(['gte', 21], ['lt', 5002]), range(['gte', 125], ['lt', 350])];
+    // Off every class edge (three significant digits and more): the nearest run of whole classes less (or plus) a
+    // sliver of amounts between the end and the class edge, counted row by row per bucket, placed the same way.
+    const partial = [
+      range(['gte', 1510]),
+      range(['gt', 1509]),
+      range(['gt', 1510]),
+      range(['lt', 1510]),
+      range(['lte', 1510]),
+      range(['gt', 1001]),
+      range(['lte', 4998]),
+      range(['gte', 21], ['lt', 5002]),
+      range(['gte', 125], ['lt', 350]),
+      range(['gte', 125], ['lte', 345]),
+      range(['gte', 2345]),
+      range(['lt', 2345]),
+      range(['gte', 1599]),
+      range(['gt', 12_345]),
+      range(['gte', 12_345], ['lt', 35_000]),
+    ];
+    // Narrower than the slivers that would meet its ends: still read row by row (exact all the same).
+    const narrow = [range(['gte', 1510], ['lt', 1520]), range(['gt', 2345], ['lte', 2350])];
     // SQLite reads a range that holds few rows from its own index, its ids sorted there, at any
     // depth (rangePlans.ts): cheaper than walking to its few rows from the bucket that places them.
     const placedOrSorted = TEST_DIALECT === 'sqlite' ? ['buckets', 'sorted-ids', 'sorted-ids-from-end'] : ['buckets'];
     const seen = new Set<string>();
+    const seenOffEdges = new Set<string>();
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
-        for (const r of partial) for (const s of await check(f, r, sort)) seen.add(s);
         for (const r of [...whole, ...twoDigits]) for (const s of await check(f, r, sort, placedOrSorted)) seen.add(s);
+        for (const r of partial) for (const s of await check(f, r, sort, placedOrSorted)) seenOffEdges.add(s);
+        for (const r of narrow) await check(f, r, sort);
       }
     }
+    // The ranges off every class edge were placed too (SQLite reads the narrow ones from their index).
+    expect([...seenOffEdges].filter((s) => s.startsWith('buckets'))).not.toEqual([]);
     // Both ways were taken, every page of both exact.
     expect([...seen].filter((s) => s.startsWith('buckets'))).not.toEqual([]);
     if (TEST_DIALECT === 'sqlite') expect([...seen].filter((s) => s.startsWith('sorted-ids'))).not.toEqual([]);
