@@ -276,6 +276,24 @@ export function amountClassRun(low: number | undefined, high: number | undefined
   return { inside: coarsened(first, after), outside: [...coarsened(0, first), ...coarsened(after, FINEST_CLASSES.length)] };
 }
 
+/**
+ * The finest classes' edges around a whole amount: `below` the greatest least amount of a class at
+ * or below it (-Infinity for a negative amount), `above` the least one past it (undefined past the
+ * last class's). An amount range whose end is no class edge is the run of classes up to either
+ * edge, less or plus the amounts between the end and that edge (listing/amountClassRanges.ts).
+ */
+export function classEdgesAround(value: number): { below: number; above: number | undefined } {
+  // FINEST_CLASSES are in amount order: the last whose least amount is at or below the value.
+  let lo = 0;
+  let hi = FINEST_CLASSES.length - 1;
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (FINEST_CLASSES[mid].first <= value) lo = mid;
+    else hi = mid - 1;
+  }
+  return { below: FINEST_CLASSES[lo].first, above: FINEST_CLASSES[lo + 1]?.first };
+}
+
 export interface AmountClassDelta extends SliceKey {
   sortKey: string;
   level: number;

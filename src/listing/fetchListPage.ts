@@ -2,7 +2,7 @@ import { sql, type Compilable, type CompiledQuery, type Expression, type Kysely,
 import type { ReadRouting } from '../db/readReplicas.ts';
 import type { Db } from '../db/database.ts';
 import type { Database, Dialect } from '../db/schema.ts';
-import { isBucketed } from '../counts/sortBuckets.ts';
+import { isBucketed, type BucketLevel } from '../counts/sortBuckets.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import { BOUNDED, READ_AT_ONCE } from '../db/nodeSqliteDialect.ts';
 import { streamRowTexts } from '../db/streamRowTexts.ts';
@@ -10,7 +10,7 @@ import { guardedStatement, type StatementGuard } from '../db/guardedStatement.ts
 import type { PageParams } from '../pagination/pageParams.ts';
 import { skipFromNearerEnd } from '../pagination/skipFromNearerEnd.ts';
 import { boundaryOf, totalOrder, type Boundary } from './keyset.ts';
-import { bucketDescent, withClause, type BucketSearch } from './findInBuckets.ts';
+import { bucketDescent, withClause, type BucketSearch, type SliverRows } from './findInBuckets.ts';
 import { marked, StatementTemplates, type SlotMaker } from '../db/statementTemplates.ts';
 import type { BucketSegment } from '../counts/rangeBuckets.ts';
 import {
@@ -21,6 +21,7 @@ import {
   rangedTotalSelect,
   rangeShareSelect,
   rowsBeforeRangeSelect,
+  signedRowsPerBucketSelect,
   withoutRanges,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
@@ -34,7 +35,7 @@ import {
   type PageStrategy,
 } from './listPageQueries.ts';
 import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './listSlice.ts';
-import { amountClassesOfQuery } from './amountClassRanges.ts';
+import { amountClassPlanOfQuery, type AmountSliver } from './amountClassRanges.ts';
 import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
@@ -290,9 +291,9 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
   if (ranged?.column !== 'amount' || first.column !== 'created_at' || ranged.kind !== 'tenant') return undefined;
   const narrowed = narrowedDimensions(ranged.slice);
   if (!(narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1))) return undefined;
-  const run = amountClassesOfQuery(query);
+  const run = amountClassPlanOfQuery(query);
   if (!run) return undefined;
-  const { inside, outside } = run;
+  const { inside, outside, slivers } = run;
   // Whichever are fewer: the classes in the range, or created_at's own buckets less those outside it.
   const subtractKeys = outside.length + 1 < inside.length;
   return {
@@ -303,7 +304,37 @@ function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch 
     direction: first.direction,
     sortKeys: (subtractKeys ? outside : inside).map(amountClassSortKey),
     ...(subtractKeys ? { subtractKeys } : {}),
+    ...(slivers.length ? { slivers } : {}),
   };
+}
+
+/** The list's rows in one amount sliver: its slice (the list's other conditions) and the sliver's amounts. */
+function inSliver(query: ListQuery, sliver: AmountSliver): ListQuery {
+  const bounds: ListQuery['conditions'] = [];
+  if (sliver.low !== undefined) bounds.push({ column: 'amount', match: 'range', op: 'gte', value: sliver.low });
+  if (sliver.high !== undefined) bounds.push({ column: 'amount', match: 'range', op: 'lt', value: sliver.high });
+  return { ...query, conditions: [...withoutRanges(query).conditions, ...bounds] };
+}
+
+/** The signed rows of a search's slivers per bucket of the descent's finest level (findInBuckets.ts), one grouped read of each sliver. */
+function sliverRowsOf(db: Kysely<Database>, dialect: Dialect, list: ListRequest, slivers: AmountSliver[]): SliverRows {
+  return (finest) =>
+    slivers
+      .map((s) => signedRowsPerBucketSelect(db, list.table, list.scope, inSliver(list.query, s), groupingOf(finest, dialect), s.sign))
+      .reduce((all, one) => all.unionAll(one));
+}
+
+/** How many leading characters of SQLite's stored time (`2026-08-01T13:…Z`, UTC) name its day or its hour. */
+const TIME_TEXT_PREFIX: Record<number, number> = { 86400000: 10, 3600000: 13 };
+
+/**
+ * What a sliver's rows are grouped by: its finest bucket. SQLite groups by the stored text's day or
+ * hour (`substr`), a group then being one bucket: the bucket's number from each row's text
+ * (strftime) took 1 µs a row, three times the grouping (2,204 rows at 1M: 2.1 against 0.7 ms).
+ */
+function groupingOf(finest: BucketLevel, dialect: Dialect): string {
+  const prefix = TIME_TEXT_PREFIX[finest.high(0) - finest.low(0)];
+  return dialect === 'sqlite' && prefix ? `substr(created_at, 1, ${prefix})` : finest.sql(dialect);
 }
 
 /** The select of a list's total (`n`); `dialect` writes a metadata search's count from its entries as that database plans it best (metadataPlanStatement.ts). */
@@ -388,7 +419,8 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListRequest, s
   if (search.sortKeys) {
     // The descent counted the range's own rows; the skip and the page walk the sort's index and test the range on each row.
     const walked = withRangesWritten(query, dialect === 'sqlite' ? 'unindexed' : 'opaque');
-    const descent = bucketDescent(search, totalSelect(db, dialect, list), paging.offset, dialect);
+    const slivers = search.slivers && sliverRowsOf(db, dialect, list, search.slivers);
+    const descent = bucketDescent(search, totalSelect(db, dialect, list), paging.offset, dialect, undefined, slivers);
     return { descent, page: pageFromRowSelect(db, table, scope, walked, descent.start, descent.skip, paging.perPage, walked) };
   }
   const before = ranged && rowsBeforeRangeSelect(db, table, scope, query, ranged, search.direction);
@@ -535,6 +567,10 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     if (c.match === 'metadata') values[`c${i}.key`] = c.key;
   });
   for (const d of DIMENSIONS) slice?.[d].forEach((v, j) => (values[`${d}${j}`] = v));
+  search?.slivers?.forEach((s, k) => {
+    if (s.low !== undefined) values[`sv${k}.low`] = s.low;
+    if (s.high !== undefined) values[`sv${k}.high`] = s.high;
+  });
   const { ranged } = list;
   if (ranged) {
     for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
@@ -558,7 +594,16 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     scope.accountId !== undefined,
     scope.endpointId !== undefined,
     query.sort,
-    search ? [search.kind, search.column, search.direction, search.sortKeys ?? null, search.subtractKeys === true] : 'offset',
+    search
+      ? [
+          search.kind,
+          search.column,
+          search.direction,
+          search.sortKeys ?? null,
+          search.subtractKeys === true,
+          search.slivers?.map((s) => [s.sign, s.low === undefined, s.high === undefined]) ?? null,
+        ]
+      : 'offset',
     list.walk ?? null,
     list.probe === true,
     list.chooseMetadata ?? null,
@@ -630,13 +675,27 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
       const slottedPaging = { ...paging, offset: slot<number>('offset'), perPage: slot<number>('perPage') };
       if (!search) return offsetPageStatement(db, dialect, slotted, slottedPaging);
       // A ranged list's descent runs in its slice (bucketSearchOf).
-      const slottedSearch = { ...search, tenantId: slot<string>('tenant'), slice: (slotted.ranged?.slice ?? slotted.slice) as ListSlice };
+      const slottedSearch = {
+        ...search,
+        tenantId: slot<string>('tenant'),
+        slice: (slotted.ranged?.slice ?? slotted.slice) as ListSlice,
+        ...(search.slivers ? { slivers: slottedSlivers(slot, search.slivers) } : {}),
+      };
       if (dialect === 'sqlite') return sqlitePage(slotted, bucketPageSelect(db, slotted, slottedSearch, slottedPaging));
       const statement = bucketPageStatement(db, slotted, slottedSearch, slottedPaging);
       return { compile: () => statement.compile(db) };
     },
     values,
   );
+}
+
+/** A search's amount slivers, with a placeholder for every end. */
+function slottedSlivers(slot: SlotMaker, slivers: AmountSliver[]): AmountSliver[] {
+  return slivers.map((s, k) => ({
+    sign: s.sign,
+    ...(s.low !== undefined ? { low: slot<number>(`sv${k}.low`) } : {}),
+    ...(s.high !== undefined ? { high: slot<number>(`sv${k}.high`) } : {}),
+  }));
 }
 
 /** A ranged list's runs of buckets on one side of its range, with a placeholder for every bucket number. */

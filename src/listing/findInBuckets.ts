@@ -1,7 +1,8 @@
 import { sql, type Expression, type RawBuilder } from 'kysely';
 import type { Dialect } from '../db/schema.ts';
 import { amountClassLevelsOf } from '../counts/amountClassBuckets.ts';
-import { bucketLevels, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
+import { bucketLevels, type BucketLevel, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
+import type { AmountSliver } from './amountClassRanges.ts';
 import type { BucketStart } from './listPageQueries.ts';
 import { sliceSql, type ListSlice } from './listSlice.ts';
 
@@ -24,7 +25,16 @@ export interface BucketSearch {
    * not the 144 above): fewer index seeks on every level.
    */
   subtractKeys?: boolean;
+  /**
+   * An amount range whose ends are no class edges (amountClassRanges.ts): the rows of these slivers
+   * of amounts, counted per bucket of the descent's finest level by `sliverRows`, are added to
+   * (or taken from) the classes' counts on every level.
+   */
+  slivers?: AmountSliver[];
 }
+
+/** The signed rows of a search's slivers per bucket of `finest` (a select of `created_at`, one instant in the bucket, and `n`). */
+export type SliverRows = (finest: BucketLevel) => Expression<unknown>;
 
 /**
  * A named common table expression of the statement that places a page: a select builder, or
@@ -45,7 +55,14 @@ export interface NamedCte {
  * rows of the list lie between that start and row `offset`. Past the end no bucket is picked:
  * `start` and `skip` are then null and the page reads no row.
  */
-export function bucketDescent(search: BucketSearch, total: Expression<unknown>, at: number, dialect: Dialect, before?: Expression<unknown>) {
+export function bucketDescent(
+  search: BucketSearch,
+  total: Expression<unknown>,
+  at: number,
+  dialect: Dialect,
+  before?: Expression<unknown>,
+  sliverRows?: SliverRows,
+) {
   // Summing two-significant-digit classes, the descent stops at the day (they are not counted on the hour) and the page skips the rest of it row by row.
   const levels = search.sortKeys ? amountClassLevelsOf(search.sortKeys) : bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
@@ -57,18 +74,27 @@ export function bucketDescent(search: BucketSearch, total: Expression<unknown>, 
   const keys = search.sortKeys && (search.subtractKeys ? [search.column, ...search.sortKeys] : search.sortKeys);
   const sortKeyIn = keys ? sql`sort_key in (${sql.join(keys.map((k) => sql.lit(k)))})` : sql`sort_key = ${search.column}`;
   const n = search.subtractKeys ? sql`sum(case when sort_key = ${sql.lit(search.column)} then n else -n end)` : sql`sum(n)`;
+  // The slivers' rows per finest bucket, read once (a common table expression read on every level is materialized).
+  const slivers = sliverRows && search.slivers?.length ? sliverRows(levels[levels.length - 1]) : undefined;
+  if (slivers) ctes.push({ name: 'sv', expression: slivers });
   for (const [i, level] of levels.entries()) {
     const [l, c, prev] = [`l${i}`, `c${i}`, `p${i - 1}`].map((name) => sql.raw(name));
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
     const before = i === 0 ? sql`0` : sql`(select before from ${prev})`;
     const [lo, hi] = i + 1 < levels.length ? levels[i].childrenSql('bucket') : ['null', 'null'];
-    ctes.push({
-      name: `l${i}`,
-      expression: sql`(select bucket, ${n} as n from list_buckets
+    const classes = sql`select bucket, ${n} as n from list_buckets
       where tenant_id = ${search.tenantId} and list = 'payments' and ${sortKeyIn} and level = ${level.level}
         and ${sliceSql(search.slice)} ${children}
-      group by bucket)`,
-    });
+      group by bucket`;
+    // With slivers: their rows per bucket of this level (every finest bucket lies in one) added to the classes' counts.
+    const counted = slivers
+      ? sql`select bucket, sum(n) as n from (${classes}
+      union all
+      select ${sql.raw(level.sql(dialect))} as bucket, n from sv) as u
+      where true ${children}
+      group by bucket`
+      : classes;
+    ctes.push({ name: `l${i}`, expression: sql`(${counted})` });
     ctes.push({ name: `c${i}`, expression: sql`(select bucket, n, ${before} + sum(n) over (order by bucket ${dir}) - n as before from ${l})` });
     ctes.push({
       name: `p${i}`,

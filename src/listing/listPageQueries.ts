@@ -131,6 +131,18 @@ function bucketRunsSum(table: ListTable, scope: ListScope, ranged: RangedTotal, 
   return sql<number>`(${sql.join(runs, sql` + `)})`;
 }
 
+/**
+ * The rows of `query` per bucket of a created_at level (`bucket`: its SQL), each bucket as one
+ * instant in it (`created_at`) and its rows times `sign` (`n`): an amount sliver's rows, which a
+ * descent adds to or takes from the classes' counts (findInBuckets.ts). Read in the range's
+ * amount index alone, which carries created_at (migration 0026).
+ */
+export function signedRowsPerBucketSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, bucket: string, sign: 1 | -1) {
+  return scoped(db, table, scope, query)
+    .select([sql<string>`min(created_at)`.as('created_at'), sql<number>`count(*) * ${sql.lit(sign)}`.as('n')])
+    .groupBy(sql.raw(bucket));
+}
+
 /** A ranged list's query without its range: the slice, whose rows a deep page skips from a bucket's start. */
 export function withoutRanges(query: ListQuery): ListQuery {
   return { ...query, conditions: query.conditions.filter((c) => c.match !== 'range') };
