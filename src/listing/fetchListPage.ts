@@ -42,6 +42,7 @@ import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import {
   hasLiteralRange,
   hasRangeOffTheSort,
+  sliversAreCheaper,
   sqliteSortCost,
   walkIsCheaper,
   walkServesOrder,
@@ -221,15 +222,38 @@ function probesEntries(tuning: ListTuning, counts: { entries: number; matches: n
  * inline before the page. Only ever a choice of plan: both read the same rows.
  */
 async function walksSortIndex(db: Kysely<Database>, list: ListRequest, paging: PageParams, placed: boolean): Promise<boolean | undefined> {
-  const { ranged } = list;
-  if (!ranged || !plansByCounts(list)) return undefined;
-  const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
-  const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
-  const counts = { slice: Number(row.slice), covered: Number(row.covered) };
+  const counts = await rangeShare(db, list);
+  if (!counts) return undefined;
   // The range's index sorts the rows up to the page, counted from the nearer end; a page the amount
   // classes place walks from its bucket, skipping nothing before it.
   const sortCost = sqliteSortCost(skipFromNearerEnd(counts.covered, paging.offset, paging.perPage) + paging.perPage);
   return walkIsCheaper(counts, placed ? 0 : paging.offset, paging.perPage, sortCost);
+}
+
+/** SQLite: a ranged list's slice and its rows in the buckets wholly inside its range (rangeShareSelect), when counts choose its plan. */
+async function rangeShare(db: Kysely<Database>, list: ListRequest): Promise<{ slice: number; covered: number } | undefined> {
+  const { ranged } = list;
+  if (!ranged || !plansByCounts(list)) return undefined;
+  const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, ranged)).compile();
+  const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
+  return { slice: Number(row.slice), covered: Number(row.covered) };
+}
+
+/**
+ * SQLite: whether a page the amount classes would place with slivers (amountClassRanges.ts) is
+ * cheaper so than walked to row by row from the nearer end: the slivers' rows (from the amount
+ * buckets wholly inside them, a few count rows each) against the entries the walk would read.
+ */
+async function sliversAreWorthIt(db: Kysely<Database>, list: ListRequest, search: BucketSearch, paging: PageParams): Promise<boolean> {
+  const counts = await rangeShare(db, list);
+  if (!counts || !search.slivers?.length) return true;
+  let rows = 0;
+  for (const sliver of search.slivers) {
+    const ranged = rangedTotalOf(list.table, list.scope, inSliver(list.query, sliver));
+    // A sliver inside two finest amount buckets covers none: it holds few rows.
+    if (ranged) rows += (await rangeShare(db, { ...list, query: inSliver(list.query, sliver), ranged }))?.covered ?? 0;
+  }
+  return sliversAreCheaper({ ...counts, sliver: rows }, paging.offset, paging.perPage);
 }
 
 /** What a list's total and deep pages are found from: the counts of its slice, a range's bucket counts, or neither. */
@@ -809,7 +833,9 @@ export async function writeListPage(
   // counts choose a ranged list's plan; a page that amount classes would place, walking the sort's
   // index from there, is read from the range's index instead when the range holds few rows.
   const walk = dialect === 'sqlite' ? await walksSortIndex(db, whole, paging, placed?.sortKeys !== undefined) : undefined;
-  const search = placed?.sortKeys && walk === false ? undefined : placed;
+  // SQLite: a sliver holding more rows than a walk to the page reads leaves the page to the walk.
+  const slivered = dialect === 'sqlite' && walk === true && placed?.slivers ? await sliversAreWorthIt(db, whole, placed, paging) : true;
+  const search = placed?.sortKeys && (walk === false || !slivered) ? undefined : placed;
   // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
   const list = asFirstPage ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
   if (!search?.sortKeys) list.walk = walk;

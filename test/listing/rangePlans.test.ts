@@ -4,6 +4,7 @@ import {
   hasLiteralRange,
   hasRangeOffTheSort,
   sqliteSortCost,
+  sliversAreCheaper,
   walkIsCheaper,
   walkServesOrder,
   withLowEndClosed,
@@ -92,6 +93,18 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
     // The boundary: (skip + per_page) × slice against covered².
     expect(walkIsCheaper({ slice: 1000, covered: 100 }, 0, 10)).toBe(true);
     expect(walkIsCheaper({ slice: 1001, covered: 100 }, 0, 10)).toBe(false);
+  });
+
+  it('places a page with slivers when their rows cost less than the walk to the page from the nearer end', () => {
+    // `gte 1510` at 1M: 642k of 1M in range, 822 rows in 1501–1509. The middle page walks ~500k entries; the slivers read 822 rows.
+    expect(sliversAreCheaper({ slice: 1_000_000, covered: 642_280, sliver: 822 }, 321_000, 25)).toBe(true);
+    // Page 81 (a skip of 2,000 rows, where OFFSET stops): ~3,150 entries walked against 822 × 4.
+    expect(sliversAreCheaper({ slice: 1_000_000, covered: 642_280, sliver: 822 }, 2000, 25)).toBe(false);
+    // The same a little deeper, or counted from the end.
+    expect(sliversAreCheaper({ slice: 1_000_000, covered: 642_280, sliver: 822 }, 2200, 25)).toBe(true);
+    expect(sliversAreCheaper({ slice: 1_000_000, covered: 642_280, sliver: 822 }, 642_280 - 2200, 25)).toBe(true);
+    // Nothing covered: the range's index decides (walkIsCheaper), the slivers stand.
+    expect(sliversAreCheaper({ slice: 1000, covered: 0, sliver: 10 }, 0, 10)).toBe(true);
   });
 
   it('weighs the range’s sort by what it keeps (SQLite): a first page’s few rows cheaply, a deep page’s whole sort dearly', () => {

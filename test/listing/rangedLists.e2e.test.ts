@@ -366,12 +366,15 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     // SQLite reads a range that holds few rows from its own index, its ids sorted there, at any
     // depth (rangePlans.ts): cheaper than walking to its few rows from the bucket that places them.
     const placedOrSorted = TEST_DIALECT === 'sqlite' ? ['buckets', 'sorted-ids', 'sorted-ids-from-end'] : ['buckets'];
+    // SQLite weighs a sliver's rows against a walk to the page from the nearer end (rangePlans.ts,
+    // sliversAreCheaper): near either end of these small lists the walk is the cheaper.
+    const offEdgeWays = TEST_DIALECT === 'sqlite' ? [...placedOrSorted, 'skip-hops', 'skip-hops-from-end', 'offset', 'offset-from-end'] : placedOrSorted;
     const seen = new Set<string>();
     const seenOffEdges = new Set<string>();
     for (const f of [{}, { currency: [pick('currency', 0)] }, { currency: [pick('currency', 1)] }]) {
       for (const sort of ['-created_at', 'created_at']) {
         for (const r of [...whole, ...twoDigits]) for (const s of await check(f, r, sort, placedOrSorted)) seen.add(s);
-        for (const r of partial) for (const s of await check(f, r, sort, placedOrSorted)) seenOffEdges.add(s);
+        for (const r of partial) for (const s of await check(f, r, sort, offEdgeWays)) seenOffEdges.add(s);
         for (const r of narrow) await check(f, r, sort);
       }
     }
