@@ -17,8 +17,10 @@ import { bucketLevels } from './sortBuckets.ts';
  * class is again a whole number of digits, so that an open range's classes stay few. A range
  * whose whole-number ends (`gt v` is `gte v+1`, `lte v` is `lt v+1`) are each open, 0, R or R+1
  * for a one-significant-digit R is exactly a run of classes: `gte 5000`, `gt 5000`, `lte 5000`,
- * `gte 1000 & lte 5000`, `gt 20 & lt 500` (and every power-of-ten range, as before); other
- * ranges keep the row-by-row ways (docs/performance.md, "Counts in two dimensions").
+ * `gte 1000 & lte 5000`, `gt 20 & lt 500` (and every power-of-ten range, as before); another
+ * range is the nearest such run plus or less the rows between its ends and the class edges,
+ * counted as its page is read (listing/amountClassRanges.ts; docs/performance.md, "Counts in
+ * two dimensions", "Three significant digits").
  *
  * Kept in list_buckets beside the one-dimensional buckets, with the sort key `created_at.aDDLF`:
  * DD the number of digits (00 for a negative amount), L the lead digit and F 0 for the round

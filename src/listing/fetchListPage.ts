@@ -305,9 +305,11 @@ function bucketSearchOf(list: ListRequest, query: ListQuery): BucketSearch | und
 }
 
 /**
- * An amount range made of whole amount classes, sorted by created_at, on the whole list or one
- * currency (counts/amountClassBuckets.ts): its pages are placed by the created_at buckets of
- * those classes. Undefined for any other ranged list (its pages go the row-by-row ways).
+ * An amount range sorted by created_at, on the whole list or one currency
+ * (counts/amountClassBuckets.ts): its pages are placed by the created_at buckets of the nearest
+ * run of classes, plus or less the rows of the slivers between its ends and the class edges
+ * (none when its ends are edges: amountClassRanges.ts). Undefined for any other ranged list, or
+ * a range narrower than its slivers (its pages go the row-by-row ways).
  */
 function amountClassSearchOf(list: ListRequest, query: ListQuery): BucketSearch | undefined {
   const { ranged } = list;
