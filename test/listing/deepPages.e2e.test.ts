@@ -49,10 +49,11 @@ describe('deep pages: any page at any depth, exact and found without walking', (
     ['filter[status]=succeeded,failed&sort=-created_at', 'buckets'],
     ['filter[status]=succeeded&sort=amount', 'buckets'],
     ['filter[account_id]=ACCOUNT&sort=-amount', 'buckets'],
-    // A range of whole amount classes (ends 0, a power of ten or open) is placed by their buckets;
-    // any other range goes row by row.
+    // A range of whole amount classes (ends 0, a power of ten or open) is placed by their buckets,
+    // and so is one off the class edges (amountClassRanges.ts: the rows between counted as read),
+    // on the whole list or one currency; with another filter a range goes row by row.
     ['filter[amount][gte]=0', 'buckets'],
-    ['filter[amount][gte]=0&filter[amount][lte]=99999999998', TEST_DIALECT === 'sqlite' ? 'skip-hops' : 'deferred-join'],
+    ['filter[status]=succeeded&filter[amount][gte]=0&filter[amount][lte]=99999999998', TEST_DIALECT === 'sqlite' ? 'skip-hops' : 'deferred-join'],
   ])('answers deep pages of %s through %s, equal to the slice of the whole list, from either end', async (raw, strategy) => {
     const query = raw.replace('ACCOUNT', accountId);
     const all = await whole(query);
