@@ -100,6 +100,10 @@ export const LIST_SHAPES: ListShape[] = [
     'payments_tenant_status_amount',
     'payments_tenant_status_created',
   ),
+  // An amount range off every class edge, sorted by created_at: its deep page also reads the sliver
+  // between its end and the class edge, in the range's index (src/listing/amountClassRanges.ts).
+  payments('filter[amount][gte]=1510', false),
+  payments('filter[currency]=EUR&filter[amount][gte]=2345', false),
   // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.
   probing(payments('filter[metadata][channel]=web', false), 'payments_tenant_created'),
   probing(payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false), 'payments_tenant_status_amount'),
