@@ -54,7 +54,7 @@ import {
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
-import { entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
+import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { amountOrderPage, amountOrderPlaceable, type ClassPlacement } from './amountOrderPage.ts';
 
@@ -481,7 +481,7 @@ function bucketPageSelect(db: Kysely<Database>, list: ListRequest, search: Bucke
  */
 function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams): Compilable {
   if (list.entryOrder) {
-    const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres');
+    const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres', list.lead);
     return dialect === 'sqlite' ? sqlitePage(list, { compile: () => statement.compile(db) }) : { compile: () => statement.compile(db) };
   }
   const page = (list.walk === false ? sortedIdsPageSelect : offsetPageSelect)(
@@ -830,7 +830,9 @@ export async function writeListPage(
   const entryOrder = inEntryOrder(whole, tuning);
   const asFirstPage = offset < tuning.plainOffsetUpTo || entryOrder;
   const placed = asFirstPage ? undefined : bucketSearchOf(whole, query);
-  if (guard && !((asFirstPage || placed !== undefined) && dialect === 'postgres')) await guard.check();
+  // A search read in its entries' order with a choice of lead reads its counts first (below): the key is checked before.
+  const leadChoice = entryOrder && entryOrderLeads(query).length > 1;
+  if (guard && !((asFirstPage || placed !== undefined) && dialect === 'postgres' && !leadChoice)) await guard.check();
   // After the key's check: nothing of the tenant's is read for a key not yet proven. SQLite: the
   // counts choose a ranged list's plan; a page that amount classes would place, walking the sort's
   // index from there, is read from the range's index instead when the range holds few rows.
@@ -849,6 +851,11 @@ export async function writeListPage(
     list.countBy = metadataCountOf(list.scope, list.query, counts);
     list.probe = probesEntries(tuning, counts, offset, paging.perPage);
     list.lead = counts.lead;
+  }
+  // A search read in its entries' order with a choice of lead: the fewest entries, by their counts (a choice of plan only).
+  if (list.entryOrder && leadChoice) {
+    const counts = (await db.executeQuery(entryLeadCountsSelect(db, list.table, list.scope, list.query))).rows[0];
+    list.lead = entryOrderLead(list.query, counts);
   }
   if (offset < tuning.plainOffsetUpTo && !list.entryOrder) list.skipInIndex = skipsInIndex(dialect, list, paging);
   // One statement is one snapshot: total and rows together, one round trip (the key's check too).

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { FastifyInstance } from 'fastify';
-import { card } from '../support/cards.ts';
+import { CARDS, card } from '../support/cards.ts';
 import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
 
 type Resource = { id: string; created_at: string; metadata: Record<string, string> } & Record<string, unknown>;
@@ -51,9 +51,11 @@ describe('a one-value metadata search in created_at order is read in its entries
     return (a.id < b.id ? -1 : 1) * sign;
   };
 
-  /** Every page (and one past the last) of `path` searched for tier=gold, on both instances, against the model. */
-  async function checkEveryPage(key: string, path: string, records: Resource[]) {
-    const gold = records.filter((r) => r.metadata.tier === 'gold');
+  const tierGold = { search: 'filter[metadata][tier]=gold', keeps: (r: Resource) => r.metadata.tier === 'gold' };
+
+  /** Every page (and one past the last) of `path` searched (tier=gold unless told), on both instances, against the model. */
+  async function checkEveryPage(key: string, path: string, records: Resource[], { search, keeps } = tierGold, perPages = [1, 4]) {
+    const gold = records.filter(keeps);
     expect(gold.length).toBeGreaterThan(8);
     for (const [sort, direction] of [
       ['', 'asc'],
@@ -65,10 +67,10 @@ describe('a one-value metadata search in created_at order is read in its entries
         ['first pages', t.app],
         ['deep pages', deep],
       ] as const) {
-        for (const perPage of [1, 4]) {
+        for (const perPage of perPages) {
           const last = Math.ceil(expected.length / perPage);
           for (let page = 1; page <= last + 1; page++) {
-            const url = `${path}?filter[metadata][tier]=gold${sort}&per_page=${perPage}&page=${page}`;
+            const url = `${path}?${search}${sort}&per_page=${perPage}&page=${page}`;
             const response = await app.inject({ method: 'GET', url, headers: { authorization: `Bearer ${key}` } });
             expect(response.statusCode, response.body).toBe(200);
             const body = response.json();
@@ -96,6 +98,51 @@ describe('a one-value metadata search in created_at order is read in its entries
       });
     }
     await checkEveryPage(key, '/v3/payments', payments);
+  });
+
+  it('pages a search of two keys along the entries of the one with fewer, the other probed, whichever is named first', async () => {
+    const { key } = await t.tenant('entry-order-two-keys');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;
+    const payments: Resource[] = [];
+    for (const [i, instant] of instants.entries()) {
+      await at(instant, async () => {
+        for (let n = 0; n < 16; n++) {
+          // tier=gold on most, channel=web on a few of them and of the others, pos on some
+          const metadata = { ...(n % 8 !== 7 ? { tier: 'gold' } : {}), ...(n % 3 === 0 ? { channel: 'web' } : n % 5 === 1 ? { channel: `pos${i}` } : {}) };
+          const number = n % 4 === 2 ? CARDS.declined : CARDS.visa;
+          const created = await t.send('POST', '/v3/payments', key, { account_id: account.id, amount: 100 + n, currency: 'EUR', card: card(number), metadata });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          payments.push(created.body.data);
+        }
+      });
+    }
+    const goldWeb = (r: Resource) => r.metadata.tier === 'gold' && r.metadata.channel === 'web';
+    await checkEveryPage(key, '/v3/payments', payments, { search: 'filter[metadata][tier]=gold&filter[metadata][channel]=web', keeps: goldWeb });
+    await checkEveryPage(key, '/v3/payments', payments, { search: 'filter[metadata][channel]=web&filter[metadata][tier]=gold', keeps: goldWeb }, [3]);
+    // channel any of several values: gold leads (the one key searched for one value).
+    await checkEveryPage(
+      key,
+      '/v3/payments',
+      payments,
+      {
+        search: 'filter[metadata][channel]=web,pos1,pos2&filter[metadata][tier]=gold',
+        keeps: (r) => r.metadata.tier === 'gold' && ['web', 'pos1', 'pos2'].includes(r.metadata.channel),
+      },
+      [3],
+    );
+    // With a status beside them: each entry's record tested too.
+    const failed = payments.filter((r) => r.status === 'failed').length;
+    expect(failed).toBeGreaterThan(0);
+    await checkEveryPage(
+      key,
+      '/v3/payments',
+      payments,
+      {
+        search: 'filter[metadata][tier]=gold&filter[metadata][channel]=web&filter[status]=succeeded,failed',
+        keeps: (r) => goldWeb(r) && ['succeeded', 'failed'].includes(r.status as string),
+      },
+      [3],
+    );
   });
 
   it('pages accounts in created_at order as their metadata is replaced and accounts are deleted, the entries keeping each account’s created_at', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../src/listquery/parseListQuery.ts';
-import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
+import { entryOrderLead, entryOrderLeads, readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
 
 const gold = { column: 'payment_metadata', match: 'metadata' as const, key: 'tier', values: ['gold'] };
 const tenant = { tenantId: 'ten_x' };
@@ -21,9 +21,35 @@ describe('which metadata searches are read in their entries’ order (entryOrder
     expect(readsInEntryOrder({ ...tenant, accountId: 'acc_x' }, query([gold, { column: 'status', match: 'in', values: ['failed'] }]))).toBe(false);
   });
 
-  it('leaves every other shape to the plans chosen by counts: several values or keys, another filter, one account, another sort', () => {
+  it('reads several keys so when one of them is searched for one value: its entries walked, the others probed', () => {
+    expect(readsInEntryOrder(tenant, query([gold, { ...gold, key: 'channel', values: ['web'] }]))).toBe(true);
+    expect(readsInEntryOrder(tenant, query([{ ...gold, key: 'channel', values: ['web', 'pos'] }, gold], sorted('created_at', 'desc')))).toBe(true);
+    expect(readsInEntryOrder(tenant, query([gold, { ...gold, key: 'channel', values: ['web'] }, { column: 'status', match: 'in', values: ['failed'] }]))).toBe(
+      true,
+    );
+  });
+
+  it('chooses as lead the key searched for one value with the fewest entries, the first on a tie', () => {
+    const web = { ...gold, key: 'channel', values: ['web'] };
+    const some = { ...gold, key: 'channel', values: ['web', 'pos'] };
+    expect(entryOrderLeads(query([gold, web]))).toEqual([0, 1]);
+    expect(entryOrderLeads(query([some, gold]))).toEqual([1]);
+    expect(entryOrderLead(query([gold, web]), { e0: '100', e1: 7 })).toBe(1);
+    expect(entryOrderLead(query([gold, web]), { e0: 7, e1: 7 })).toBe(0);
+    expect(entryOrderLead(query([some, gold]), { e1: 5 })).toBe(1);
+  });
+
+  it('leaves every other shape to the plans chosen by counts: several values of every key, another filter, one account, another sort', () => {
     expect(readsInEntryOrder(tenant, query([{ ...gold, values: ['gold', 'silver'] }]))).toBe(false);
-    expect(readsInEntryOrder(tenant, query([gold, { ...gold, key: 'channel', values: ['web'] }]))).toBe(false);
+    expect(
+      readsInEntryOrder(
+        tenant,
+        query([
+          { ...gold, values: ['gold', 'silver'] },
+          { ...gold, key: 'channel', values: ['web', 'pos'] },
+        ]),
+      ),
+    ).toBe(false);
     expect(readsInEntryOrder(tenant, query([gold, { column: 'currency', match: 'in', values: ['EUR'] }]))).toBe(false);
     expect(
       readsInEntryOrder(tenant, query([gold, { column: 'status', match: 'in', values: ['failed'] }, { column: 'currency', match: 'in', values: ['EUR'] }])),
