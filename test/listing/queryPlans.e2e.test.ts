@@ -119,10 +119,7 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
         // record_id)), and counts its total along the lead's entries so, in either index.
         const keys = parsedQuery(shape).conditions.filter((c) => c.match === 'metadata').length;
         const read = plan.indexes.filter((i) => i.startsWith(entries));
-        expect(
-          read.filter((i) => i === `${entries}_pkey`).length,
-          why,
-        ).toBeGreaterThanOrEqual(2);
+        expect(read.filter((i) => i === `${entries}_pkey`).length, why).toBeGreaterThanOrEqual(2);
         expect(
           read.filter((i) => i !== `${entries}_pkey`).every((i) => i === `${entries}_value_record`),
           why,
