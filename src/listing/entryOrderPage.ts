@@ -6,6 +6,7 @@ import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 import { searchedStatuses } from './metadataPlans.ts';
+import { leadEntriesWhere } from './leadEntries.ts';
 
 /**
  * A metadata search read in its entries' order (docs/query-plans.md#metadata-search): the entries
@@ -93,11 +94,10 @@ export function entryOrderPageStatement(
   lead = entryOrderLeads(query)[0],
 ) {
   const keys = query.conditions.filter((c): c is MetadataCondition => c.match === 'metadata');
-  const search = keys[lead];
   const statuses = searchedStatuses(query);
   const entryTable = METADATA_ENTRY_TABLE[table as MetadataList];
   const entries = sql.table(entryTable);
-  // The entries walked under their own name (as their plans name them: test/listing/queryPlans.e2e.test.ts); a probe's as `o`.
+  // The entries walked under their own name (as their plans name them: test/listing/queryPlans.e2e.test.ts).
   const e = (column: string) => sql.ref(`${entryTable}.${column}`);
   const direction = query.sort[0].direction;
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
@@ -110,16 +110,7 @@ export function entryOrderPageStatement(
   const inStatuses = statuses
     ? sql` and exists (select 1 from ${sql.table(table)} as s where s.id = ${e('record_id')} and s.tenant_id = ${scope.tenantId} and s.status in (${sql.join(statuses)}) limit 1 offset 0)`
     : sql``;
-  // Every other key: the record's entry of it, one descent of (tenant_id, key, value, record_id) (OFFSET 0 as above).
-  const probes = keys
-    .filter((c) => c !== search)
-    .map(
-      (c) =>
-        sql` and exists (select 1 from ${entries} as o where o.tenant_id = ${scope.tenantId} and o.key = ${c.key} and ${
-          c.values.length === 1 ? sql`o.value = ${c.values[0]}` : sql`o.value in (${sql.join(c.values)})`
-        } and o.record_id = ${e('record_id')} limit 1 offset 0)`,
-    );
-  const matching = sql`${e('tenant_id')} = ${scope.tenantId} and ${e('key')} = ${search.key} and ${e('value')} = ${search.values[0]}${sql.join(probes, sql``)}${inStatuses}`;
+  const matching = leadEntriesWhere(entryTable, scope.tenantId, keys, lead, inStatuses);
   const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
   // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
   const fromStart = sql`select ${e('created_at')}, ${e('record_id')} from ${entries} where ${matching} and ${forward} ${ordered(direction)}
@@ -139,7 +130,7 @@ export function entryOrderPageStatement(
   // One key: its values' maintained counts in those statuses. Several: counted along the lead's entries, as the page walks them.
   const total =
     keys.length === 1
-      ? valueCountSql(scope.tenantId, table as MetadataList, search.key, search.values, statuses)
+      ? valueCountSql(scope.tenantId, table as MetadataList, keys[0].key, keys[0].values, statuses)
       : sql`(select count(*) from ${entries} where ${matching})`;
   const d = sql.raw(direction);
   return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
