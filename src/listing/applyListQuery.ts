@@ -1,6 +1,7 @@
 import { sql, type SelectQueryBuilder } from 'kysely';
 import type { Condition, ListQuery, SortKey } from '../listquery/parseListQuery.ts';
 import { METADATA_ENTRY_TABLE } from '../counts/metadataValueCounts.ts';
+import { leadEntriesWhere } from './leadEntries.ts';
 
 const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
@@ -15,7 +16,8 @@ const RECORD_TABLE = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map
  * Metadata search: the records among the tenant's entries with `key` = any of `values`, found in
  * the entry table's indexes alone (migrations 0016, 0023). Written three ways
  * (listing/metadataPlans.ts), the same rows every way:
- * - as a set of ids, `id in (select record_id …)`: the plan drives from the entries (few matches);
+ * - as a set of ids, `id in (select record_id …)`: the plan drives from the entries (few matches),
+ *   each probed for the record's entries of the keys `heldWith` (leadEntries.ts), if any;
  * - `probe`: a test of each row the plan walks in list order, one probe of (tenant_id, key,
  *   value, record_id) per value (the index `…_value_record`: the row's id is all it needs, so a
  *   walk of an index without created_at reads no row for it). Its OFFSET 0 keeps PostgreSQL from
@@ -39,7 +41,8 @@ function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: str
   if (c.written === 'probe') {
     return sql<boolean>`exists (select 1 from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value} and record_id = ${sql.ref('id')} limit 1 offset 0)`;
   }
-  return sql<boolean>`${sql.ref('id')} in (select record_id from ${sql.table(c.column)} where tenant_id = ${tenantId} and key = ${c.key} and ${value})`;
+  const held = c.heldWith ?? [];
+  return sql<boolean>`${sql.ref('id')} in (select record_id from ${sql.table(c.column)} where ${leadEntriesWhere(c.column, tenantId, [c, ...held], 0)})`;
 }
 
 function conditionSql(c: Condition, tenantId: string) {

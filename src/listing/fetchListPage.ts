@@ -151,7 +151,7 @@ function rowsQueryOf(dialect: Dialect, list: ListRequest): ListQuery {
   const query = list.walk === undefined ? list.query : list.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
   // PostgreSQL reads each row it tests: its probes take the row's created_at too (withMetadataProbed).
   if (list.probe) return withMetadataProbed(query, dialect === 'postgres');
-  return list.lead === undefined ? query : withMetadataLead(query, list.lead, dialect === 'postgres');
+  return list.lead === undefined ? query : withMetadataLead(query, list.lead);
 }
 
 /**
@@ -211,9 +211,15 @@ async function metadataCounts(db: Kysely<Database>, list: ListRequest) {
  * `skip` rows from the nearer end, by its counts (or as the tuning fixes it). Only ever a choice
  * of plan: both read the same rows.
  */
-function probesEntries(tuning: ListTuning, counts: { entries: number; matches: number; size: number }, skip: number, perPage: number): boolean {
+function probesEntries(
+  tuning: ListTuning,
+  list: ListRequest,
+  counts: { entries: number; matches: number; size: number },
+  skip: number,
+  perPage: number,
+): boolean {
   if (tuning.metadataPlan) return tuning.metadataPlan === 'probe';
-  return probeIsCheaper(counts, skip, perPage);
+  return probeIsCheaper(counts, skip, perPage, list.query.conditions.filter((c) => c.match === 'metadata').length);
 }
 
 /**
@@ -849,7 +855,7 @@ export async function writeListPage(
   if (dialect === 'sqlite' && oneStatement && searchesMetadata(list.query) && !list.entryOrder) {
     const counts = await metadataCounts(db, list);
     list.countBy = metadataCountOf(list.scope, list.query, counts);
-    list.probe = probesEntries(tuning, counts, offset, paging.perPage);
+    list.probe = probesEntries(tuning, list, counts, offset, paging.perPage);
     list.lead = counts.lead;
   }
   // A search read in its entries' order with a choice of lead: the fewest entries, by their counts (a choice of plan only).
@@ -894,7 +900,7 @@ export async function writeListPage(
     const total = counted.countBy === 'entries' ? counts.matches : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
     // Counted from the nearer end, as pageOf reads it.
     const skip = skipFromNearerEnd(total, offset, paging.perPage);
-    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
+    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, planned, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
   });
   return written(page, add);
 }

@@ -1,7 +1,7 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { Condition } from '../listquery/parseListQuery.ts';
 
-type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
+type SearchedKey = Pick<Extract<Condition, { match: 'metadata' }>, 'key' | 'values'>;
 
 const anyOf = (column: RawBuilder<unknown>, values: readonly string[]) =>
   values.length === 1 ? sql`${column} = ${values[0]}` : sql`${column} in (${sql.join(values)})`;
@@ -14,7 +14,7 @@ const anyOf = (column: RawBuilder<unknown>, values: readonly string[]) =>
  * record has one value per key, so these entries are the matching records, each once, and none
  * of the records is read. `more`: further tests of each entry (its record's status).
  */
-export function leadEntriesWhere(entryTable: string, tenantId: string, keys: MetadataCondition[], lead: number, more: RawBuilder<unknown> = sql``) {
+export function leadEntriesWhere(entryTable: string, tenantId: string, keys: SearchedKey[], lead: number, more: RawBuilder<unknown> = sql``) {
   const e = (column: string) => sql.ref(`${entryTable}.${column}`);
   const probes = keys
     .filter((_, i) => i !== lead)
@@ -29,6 +29,6 @@ export function leadEntriesWhere(entryTable: string, tenantId: string, keys: Met
 }
 
 /** How many records match a search of metadata keys alone (leadEntriesWhere), counted along the lead's entries in their index alone. */
-export function leadEntriesCount(entryTable: string, tenantId: string, keys: MetadataCondition[], lead: number) {
+export function leadEntriesCount(entryTable: string, tenantId: string, keys: SearchedKey[], lead: number) {
   return sql<number>`(select count(*) from ${sql.table(entryTable)} where ${leadEntriesWhere(entryTable, tenantId, keys, lead)})`;
 }

@@ -43,14 +43,17 @@ export function withMetadataProbed(query: ListQuery, dated = false): ListQuery {
 
 /**
  * `query` driven from the entries of its searched key number `lead` (the one with the fewest):
- * every other key written as a probe of each record found, so that no planner drives from them.
+ * every other key probed from each of those entries (`heldWith`, leadEntries.ts: index-only),
+ * so that only the records holding them all are read, and no planner drives from the others.
  */
-export function withMetadataLead(query: ListQuery, lead: number, dated = false): ListQuery {
-  let n = -1;
-  const written = dated ? ('dated probe' as const) : ('probe' as const);
+export function withMetadataLead(query: ListQuery, lead: number): ListQuery {
+  const keys = query.conditions.filter((c) => c.match === 'metadata');
+  const heldWith = keys.filter((_, i) => i !== lead).map((c) => ({ key: c.key, values: c.values }));
   return {
     ...query,
-    conditions: query.conditions.map((c) => (c.match === 'metadata' && ++n !== lead ? { ...c, written } : c)),
+    conditions: query.conditions.flatMap((c): ListQuery['conditions'] =>
+      c.match !== 'metadata' ? [c] : c === keys[lead] ? [heldWith.length > 0 ? { ...c, heldWith } : c] : [],
+    ),
   };
 }
 
@@ -95,7 +98,7 @@ export const DRIVEN_ENTRY_IN_ROWS = 2;
  * (skip + per_page) × size ÷ matches rows (size: an upper bound when a status index narrows the
  * walk), the drive `entries` entries, each record read and tested.
  */
-export function probeIsCheaper(counts: { size: number; entries: number; matches: number }, skip: number, perPage: number): boolean {
+export function probeIsCheaper(counts: { size: number; entries: number; matches: number }, skip: number, perPage: number, keys = 1): boolean {
   const { size, entries, matches } = counts;
-  return matches > 0 && (skip + perPage) * size <= DRIVEN_ENTRY_IN_ROWS * entries * matches;
+  return matches > 0 && (skip + perPage) * size * keys <= DRIVEN_ENTRY_IN_ROWS * entries * matches;
 }

@@ -38,7 +38,15 @@ export type Condition =
    * Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts).
    * `written`: how the listing writes it, never which rows match (listing/metadataPlans.ts); absent: the entries drive.
    */
-  | { column: string; match: 'metadata'; key: string; values: string[]; written?: 'probe' | 'dated probe' };
+  | {
+      column: string;
+      match: 'metadata';
+      key: string;
+      values: string[];
+      written?: 'probe' | 'dated probe';
+      /** Other keys the record must hold too, probed from each of this key's entries (listing/leadEntries.ts); the listing's writing, never the parser's. */
+      heldWith?: Array<{ key: string; values: string[] }>;
+    };
 
 export interface SortKey {
   column: string;

@@ -54,11 +54,16 @@ describe('metadata search plans (metadataPlans.ts)', () => {
     expect(metadataCountOf(tenant, { conditions: [channel, tier], sort: byTime }, { entries: 1_010, lead: 1, slice: null })).toEqual({ lead: 1 });
   });
 
-  it('writes the search as probes, or drives from one key with the others probed, matching the same rows', () => {
+  it('writes the search as probes, or drives from one key with the others probed from its entries, matching the same rows', () => {
     const query: ListQuery = { conditions: [channel, { column: 'status', match: 'in', values: ['failed'] }, tier], sort: byTime };
-    const written = (q: ListQuery) => q.conditions.map((c) => (c.match === 'metadata' ? (c.written ?? 'ids') : c.match));
-    expect(written(withMetadataProbed(query))).toEqual(['probe', 'in', 'probe']);
-    expect(written(withMetadataLead(query, 1))).toEqual(['probe', 'in', 'ids']);
-    expect(written(withMetadataLead(query, 0))).toEqual(['ids', 'in', 'probe']);
+    const written = (q: ListQuery) =>
+      q.conditions.map((c) =>
+        c.match === 'metadata' ? `${c.written ?? 'ids'} ${c.key}${c.heldWith ? ` with ${c.heldWith.map((h) => h.key)}` : ''}` : c.match,
+      );
+    expect(written(withMetadataProbed(query))).toEqual(['probe channel', 'in', 'probe tier']);
+    expect(written(withMetadataLead(query, 1))).toEqual(['in', 'ids tier with channel']);
+    expect(written(withMetadataLead(query, 0))).toEqual(['ids channel with tier', 'in']);
+    expect(withMetadataLead(query, 0).conditions[0]).toMatchObject({ heldWith: [{ key: tier.key, values: tier.values }] });
+    expect(written(withMetadataLead({ ...query, conditions: [tier] }, 0))).toEqual(['ids tier']);
   });
 });
