@@ -124,8 +124,11 @@ class OwnSchemaIntrospector extends PostgresIntrospector {
 class TransactionLockedMigrations extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {
     await sql`begin`.execute(db);
-    // Not a request: a backfill over 10M rows runs longer than any request may (PG_STATEMENT_TIMEOUT_MS).
-    await sql`select set_config('statement_timeout', '0', true), pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
+    // Not a request: a backfill over 10M rows runs longer than any request may (PG_STATEMENT_TIMEOUT_MS),
+    // and so does waiting for another instance's. A statement's timeout is armed when it starts:
+    // lifted in a statement of its own, it is off for the lock's wait too.
+    await sql`select set_config('statement_timeout', '0', true)`.execute(db);
+    await sql`select pg_advisory_xact_lock(${sql.lit(MIGRATION_LOCK_ID)})`.execute(db);
   }
 
   override async releaseMigrationLock(): Promise<void> {}

@@ -92,6 +92,55 @@ describe('migrations', () => {
     }
   });
 
+  it.runIf(TEST_DIALECT === 'postgres')(
+    'wait for another instance migrating, however long, whatever PG_STATEMENT_TIMEOUT_MS says: waiting is part of migrating',
+    async () => {
+      // The migration lock is one for the whole server (Kysely's key): another instance starting,
+      // or any schema migrating on a shared server, holds it for as long as its migrations run.
+      const schema = `m_${randomBytes(5).toString('hex')}`;
+      const adminUrl = process.env.TEST_PG_ADMIN_URL ?? TEST_PG_URL;
+      const admin = new pg.Client({ connectionString: adminUrl });
+      const other = new pg.Client({ connectionString: adminUrl });
+      await admin.connect();
+      await other.connect();
+      await admin.query(`create schema ${schema}`);
+      const timeoutMs = 300;
+      const db = openDatabase(TEST_PG_URL, { searchPath: schema, pooler: TEST_PG_POOLER, statementTimeoutMs: timeoutMs });
+      try {
+        await other.query('begin');
+        const holder = (await other.query<{ pid: number }>('select pg_backend_pid() as pid, pg_advisory_xact_lock(3853314791062309107)')).rows[0].pid;
+        const migrating = migrateToLatest(db.kysely, db.dialect).then(
+          (names) => ({ names }),
+          (error: unknown) => ({ error }),
+        );
+        // Held until a session has waited for it for several times the statement timeout (the
+        // wait started with the lock's statement; it is the holder's that blocks it).
+        const waitedFor = async () => {
+          const { rows } = await admin.query<{ waited: boolean }>(
+            `select coalesce(bool_or(now() - a.query_start > $2 * interval '1 millisecond'), false) as waited
+             from pg_stat_activity a where $1 = any(pg_blocking_pids(a.pid))`,
+            [holder, 4 * timeoutMs],
+          );
+          return rows[0].waited;
+        };
+        const since = performance.now();
+        let settled: unknown;
+        void migrating.then((outcome) => (settled = outcome));
+        while (!settled && !(await waitedFor()) && performance.now() - since < 20_000) await new Promise((r) => setTimeout(r, 50));
+        await other.query('commit');
+        const outcome = (await migrating) as { names?: string[]; error?: unknown };
+        expect(outcome.error).toBeUndefined();
+        expect(outcome.names).toContain('0026_amount_indexes_carry_created_at');
+      } finally {
+        await other.query('rollback').catch(() => {});
+        await other.end();
+        await db.close();
+        await admin.query(`drop schema ${schema} cascade`);
+        await admin.end();
+      }
+    },
+  );
+
   it('backfill counts, bucket counts and stored representations for rows written before them', async () => {
     const { db, drop } = await emptyDatabase();
     try {
