@@ -81,7 +81,8 @@ describe('a created_at range in amount order: pages placed by the amount classes
       ...ranges.map(([op, b]) => `filter[created_at][${op}]=${encodeURIComponent(iso(b))}`),
       `sort=${sort}`,
     ].join('&');
-    const perPage = 7;
+    // Every row is read in its place; pages of 19 (not 7) keep the run's time down (95 s on PostgreSQL).
+    const perPage = 19;
     const last = Math.max(1, Math.ceil(want.length / perPage));
     expect(last, query).toBeGreaterThan(4);
     for (let page = 1; page <= last + 1; page++) {
