@@ -6,7 +6,7 @@ import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 import { searchedStatuses } from './metadataPlans.ts';
-import { leadEntriesWhere } from './leadEntries.ts';
+import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
 
 /**
  * A metadata search read in its entries' order (docs/query-plans.md#metadata-search): the entries
@@ -131,7 +131,7 @@ export function entryOrderPageStatement(
   const total =
     keys.length === 1
       ? valueCountSql(scope.tenantId, table as MetadataList, keys[0].key, keys[0].values, statuses)
-      : sql`(select count(*) from ${entries} where ${matching})`;
+      : leadEntriesCount(entryTable, scope.tenantId, keys, lead, inStatuses);
   const d = sql.raw(direction);
   return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
     select t.n as total, p.resource from t left join (${page}) as p on true order by p.created_at ${d}, p.record_id ${d}`;

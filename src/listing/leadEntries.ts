@@ -28,7 +28,7 @@ export function leadEntriesWhere(entryTable: string, tenantId: string, keys: Sea
   return sql`${e('tenant_id')} = ${tenantId} and ${e('key')} = ${keys[lead].key} and ${anyOf(e('value'), keys[lead].values)}${sql.join(probes, sql``)}${more}`;
 }
 
-/** How many records match a search of metadata keys alone (leadEntriesWhere), counted along the lead's entries in their index alone. */
-export function leadEntriesCount(entryTable: string, tenantId: string, keys: SearchedKey[], lead: number) {
-  return sql<number>`(select count(*) from ${sql.table(entryTable)} where ${leadEntriesWhere(entryTable, tenantId, keys, lead)})`;
+/** How many records match a search of metadata keys (leadEntriesWhere, `more` tests too), counted along the lead's entries. */
+export function leadEntriesCount(entryTable: string, tenantId: string, keys: SearchedKey[], lead: number, more?: RawBuilder<unknown>) {
+  return sql<number>`(select count(*) from ${sql.table(entryTable)} where ${leadEntriesWhere(entryTable, tenantId, keys, lead, more)})`;
 }
