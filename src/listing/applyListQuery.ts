@@ -47,11 +47,13 @@ function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: str
 
 function conditionSql(c: Condition, tenantId: string) {
   const column = sql.ref(c.column);
+  // How an equality is written steers the plan only (listing/keyedFilters.ts): `+column` is served by no index.
+  const tested = (c.match === 'in' || c.match === 'equals') && c.written === 'unindexed' ? sql`+${column}` : column;
   switch (c.match) {
     case 'in':
-      return c.values.length === 1 ? sql<boolean>`${column} = ${c.values[0]}` : sql<boolean>`${column} in (${sql.join(c.values)})`;
+      return c.values.length === 1 ? sql<boolean>`${tested} = ${c.values[0]}` : sql<boolean>`${tested} in (${sql.join(c.values)})`;
     case 'equals':
-      return sql<boolean>`${column} = ${c.value}`;
+      return sql<boolean>`${tested} = ${c.value}`;
     case 'contains':
       return sql<boolean>`${column} like ${`%${escapeLike(c.value)}%`} escape '\\'`;
     case 'range': {

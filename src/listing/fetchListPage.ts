@@ -56,6 +56,7 @@ import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, 
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
+import { keyedConditionOf, keyedCounts, keyedPlanOf, withKeyedWriting } from './keyedFilters.ts';
 import { amountOrderPage, amountOrderPlaceable, type ClassPlacement } from './amountOrderPage.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -141,6 +142,8 @@ interface ListRequest {
   lead?: number;
   /** A search of one value in created_at order over the whole list: any page read in its entries' order, in one statement (entryOrderPage.ts). */
   entryOrder?: boolean;
+  /** SQLite: the column of a keyed filter whose counts chose its plan (keyedFilters.ts): its index counts the total; `walk` says how the page is read. */
+  keyed?: string;
 }
 
 /**
@@ -148,7 +151,8 @@ interface ListRequest {
  * the sort's index, its metadata search written as probes when the page walks the list's index.
  */
 function rowsQueryOf(dialect: Dialect, list: ListRequest): ListQuery {
-  const query = list.walk === undefined ? list.query : list.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
+  const ordered = list.walk === undefined ? list.query : list.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
+  const query = list.keyed === undefined ? ordered : withKeyedWriting(ordered, list.keyed, list.walk);
   // PostgreSQL reads each row it tests: its probes take the row's created_at too (withMetadataProbed).
   if (list.probe) return withMetadataProbed(query, dialect === 'postgres');
   return list.lead === undefined ? query : withMetadataLead(query, list.lead);
@@ -380,6 +384,8 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
     const by = list.countBy ?? (totalIsValueCount(list.scope, list.query) ? 'entries' : { lead: 0 });
     return metadataTotalSelect(db, dialect, list.table, list.scope, list.query, by);
   }
+  // SQLite, a keyed filter holding few rows (keyedFilters.ts): counted in its own index, the other filters tested row by row.
+  if (list.keyed !== undefined) return countSelect(db, list.table, list.scope, withKeyedWriting(list.query, list.keyed, false));
   return countSelect(db, list.table, list.scope, list.query);
 }
 
@@ -642,6 +648,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     list.countBy ?? null,
     list.lead ?? null,
     list.entryOrder === true,
+    list.keyed ?? null,
     list.choose === true,
     list.skipInIndex === true,
     query.conditions.map((c) => [c.column, c.match, c.match === 'in' || c.match === 'metadata' ? c.values.length : c.match === 'range' ? c.op : 0]),
@@ -668,6 +675,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         countBy: list.countBy,
         lead: list.lead,
         entryOrder: list.entryOrder,
+        keyed: list.keyed,
         choose: list.choose,
         skipInIndex: list.skipInIndex,
         scope: {
@@ -843,12 +851,16 @@ export async function writeListPage(
   // counts choose a ranged list's plan; a page that amount classes would place, walking the sort's
   // index from there, is read from the range's index instead when the range holds few rows.
   const walk = dialect === 'sqlite' ? await walksSortIndex(db, whole, paging, placed?.sortKeys !== undefined) : undefined;
+  // SQLite: a filter on a column of many values (a card's last four) chooses its plan by its counts too.
+  const keyed = dialect === 'sqlite' && walk === undefined && !placed ? keyedConditionOf(table, scope, query) : undefined;
+  const keyedPlan = keyed && keyedPlanOf(await keyedCounts(db, table, scope, query, keyed), query, keyed, offset, paging.perPage);
   // SQLite: a sliver holding more rows than a walk to the page reads leaves the page to the walk.
   const slivered = dialect === 'sqlite' && walk === true && placed?.slivers ? await sliversAreWorthIt(db, whole, placed, paging) : true;
   const search = placed?.sortKeys && (walk === false || !slivered) ? undefined : placed;
   // A page placed by amount classes walks the sort's index (placedPage): its range is no literal, its statement built once per shape.
   const list = asFirstPage ? statementList(dialect, whole, tuning) : search?.sortKeys ? whole : plannedList(dialect, whole);
   if (!search?.sortKeys) list.walk = walk;
+  if (keyed && keyedPlan) Object.assign(list, { keyed: keyed.column, walk: keyedPlan.walk });
   const how = search ? 'buckets' : entryOrder ? 'entries' : list.walk === false ? 'sorted-ids' : 'offset';
   const oneStatement = asFirstPage || search !== undefined;
   // A first page's skip is its OFFSET (below plainOffsetUpTo); deeper pages choose once their total is known.

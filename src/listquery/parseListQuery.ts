@@ -30,8 +30,10 @@ function metadataConditions(column: string, filter: string, given: Record<string
 }
 
 export type Condition =
-  | { column: string; match: 'in'; values: string[] }
-  | { column: string; match: 'equals' | 'contains'; value: string }
+  /** `written` (in, equals): `unindexed`, `+column` on SQLite, to steer the plan only (listing/keyedFilters.ts). */
+  | { column: string; match: 'in'; values: string[]; written?: 'unindexed' }
+  | { column: string; match: 'equals'; value: string; written?: 'unindexed' }
+  | { column: string; match: 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
   | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque' }
   /**
