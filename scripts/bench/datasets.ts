@@ -113,13 +113,7 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
     const args = ['--tenant', BENCH_TENANT, '--accounts', String(toSeed.accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
     await cliShowingProgress(url, 'seed', ...args);
     log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-    // Fresh statistics and a visibility map, as a running database would have (index-only scans need it).
-    if (dialect === 'postgres') {
-      const admin = new pg.Client({ connectionString: url });
-      await admin.connect();
-      await admin.query('vacuum analyze');
-      await admin.end();
-    }
+    // The seed command vacuums and analyzes what it loaded on PostgreSQL (src/seed/loadedTableStatistics.ts).
   }
   const key = (await cli(url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
   return { dialect, payments, url, key };

@@ -12,6 +12,7 @@ import { waitForDatabase } from './waitForDatabase.ts';
 import { parseExpiry } from './parseExpiry.ts';
 import { printTable } from './printTable.ts';
 import type { SeedResult } from '../seed/seedTenant.ts';
+import { refreshLoadedTableStatistics } from '../seed/loadedTableStatistics.ts';
 import type { SeedWorkerData, SeedWorkerMessage } from './seedWorker.ts';
 
 const USAGE = `Usage: npm run --silent cli -- <command> [flags]
@@ -263,6 +264,19 @@ function stopAtOnce(signal: NodeJS.Signals): void {
  * written commit, or rolls back a load in one transaction (a second Ctrl-C stops at once: those
  * are rolled back); either way the same command continues the run later.
  */
+/** After a seed that added rows: PostgreSQL's statistics of the loaded tables (loadedTableStatistics.ts), timed. */
+async function refreshStatistics(): Promise<void> {
+  await withDatabase(
+    async (db) => {
+      if (db.dialect !== 'postgres') return;
+      const started = performance.now();
+      await refreshLoadedTableStatistics(db.kysely, db.dialect);
+      console.error(`vacuumed and analyzed the loaded tables in ${((performance.now() - started) / 1000).toFixed(1)}s`);
+    },
+    { migrate: false },
+  );
+}
+
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   // Only `seed` needs a worker and a progress bar: other commands do not load them.
   const [{ Worker }, { seedReporter }] = await Promise.all([import('node:worker_threads'), import('./seedProgress.ts')]);
@@ -325,6 +339,7 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
       process.exitCode = 130;
     } else {
       console.error(`seeded ${added}${earlier}`);
+      if (result.outcome === 'completed') await refreshStatistics();
     }
   } finally {
     reporter.stop();
