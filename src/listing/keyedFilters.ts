@@ -5,7 +5,8 @@ import { marked } from '../db/statementTemplates.ts';
 import type { Condition, ListQuery } from '../listquery/parseListQuery.ts';
 import { skipFromNearerEnd } from '../pagination/skipFromNearerEnd.ts';
 import { applyConditions } from './applyListQuery.ts';
-import { countedTotalSelect } from './listPageQueries.ts';
+import { countedTotalSelect, rangeShareSelect } from './listPageQueries.ts';
+import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import { countedSlice } from './listSlice.ts';
 import { sqliteSortCost } from './rangePlans.ts';
@@ -34,37 +35,48 @@ const KEYED_COLUMNS: Partial<Record<ListTable, readonly string[]>> = {
 
 type KeyedCondition = Extract<Condition, { match: 'in' | 'equals' }>;
 
-/** The list's first keyed filter, when the list is the tenant's whole list narrowed by it and counted dimensions alone. */
+/**
+ * The list's first keyed filter, when the list is the tenant's whole list narrowed by it, counted
+ * dimensions and at most a range of a bucketed column: what the list holds without the keyed filter
+ * is then known from maintained counts (keyedCounts).
+ */
 export function keyedConditionOf(table: ListTable, scope: ListScope, query: ListQuery): KeyedCondition | undefined {
   if (scope.accountId !== undefined || scope.endpointId !== undefined) return undefined;
   const keyed = query.conditions.find(
     (c): c is KeyedCondition => (c.match === 'in' || c.match === 'equals') && (KEYED_COLUMNS[table] ?? []).includes(c.column),
   );
   if (!keyed) return undefined;
-  return countedSlice(table, scope, withoutCondition(query, keyed)) ? keyed : undefined;
+  const others = withoutCondition(query, keyed);
+  return countedSlice(table, scope, others) || rangedTotalOf(table, scope, others) ? keyed : undefined;
 }
 
 const withoutCondition = (query: ListQuery, dropped: Condition): ListQuery => ({ ...query, conditions: query.conditions.filter((c) => c !== dropped) });
 
-/** What the choice goes by: the keyed filter's rows (at most size + 1), the list's size without it, the tenant's whole list. */
+/**
+ * What the choice goes by: the keyed filter's rows (at most size + 1); the list's size without it
+ * (its counted slice, or under a range the slice's rows in the buckets wholly inside the range, a
+ * lower bound); the tenant's whole list.
+ */
 export interface KeyedCounts {
   keyed: number;
   size: number;
   whole: number;
 }
 
-/** Reads the keyed counts: two maintained counts, then the keyed filter's entries counted in its index alone, no further than the size. */
+/** Reads the keyed counts: a few maintained counts, then the keyed filter's entries counted in its index alone, no further than the size. */
 export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, keyed: KeyedCondition): Promise<KeyedCounts> {
-  const others = countedSlice(table, scope, withoutCondition(query, keyed));
+  const others = withoutCondition(query, keyed);
+  const slice = countedSlice(table, scope, others);
+  const ranged = slice ? undefined : rangedTotalOf(table, scope, others);
   const whole = countedSlice(table, scope, { ...query, conditions: [] });
-  if (!others || !whole) throw new Error('keyedCounts: the list without its keyed filter is no counted slice');
-  const sizes = db.selectNoFrom([
-    countedTotalSelect(db, scope.tenantId, table, others).as('size'),
-    countedTotalSelect(db, scope.tenantId, table, whole).as('whole'),
-  ]);
+  if (!whole || !(slice || ranged)) throw new Error('keyedCounts: the list without its keyed filter is no counted slice or range of one');
+  const size = slice
+    ? sql<number>`(${countedTotalSelect(db, scope.tenantId, table, slice)})`
+    : sql<number>`(select covered from (${rangeShareSelect(db, table, scope, ranged as RangedTotal)}) as s)`;
+  const sizes = db.selectNoFrom([size.as('size'), sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('whole')]);
   const [row] = (await db.executeQuery<{ size: number; whole: number }>(marked(BOUNDED, sizes).compile())).rows;
-  const size = Number(row.size);
-  // Read on a reader, under the time limit: it reads up to size + 1 index entries.
+  const bound = Number(row.size);
+  // Read on a reader, under the time limit: it reads up to bound + 1 index entries.
   const entries = applyConditions(
     db
       .selectFrom(table as 'payments')
@@ -72,12 +84,12 @@ export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope:
       .where('tenant_id', '=', scope.tenantId),
     { conditions: [keyed], sort: [] },
     scope.tenantId,
-  ).limit(size + 1);
+  ).limit(bound + 1);
   const counted = await db
     .selectFrom(entries.as('e'))
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
-  return { keyed: Number(counted.n), size, whole: Number(row.whole) };
+  return { keyed: Number(counted.n), size: bound, whole: Number(row.whole) };
 }
 
 /**
@@ -107,12 +119,18 @@ export function keyedPlanOf(
 /**
  * `query` written for its keyed plan (writing only: the same rows): the walk tests the keyed filter
  * row by row (`+card_last4`), so the sort's index is the one walked; otherwise the other filters are
- * tested row by row, so the keyed filter's index is the one read.
+ * tested row by row, so the keyed filter's index is the one read, a created_at range bounding it
+ * (the index's next column).
  */
 export function withKeyedWriting(query: ListQuery, keyedColumn: string, walk: boolean | undefined): ListQuery {
-  const unindexed = (c: Condition) => (walk === true ? c.column === keyedColumn : c.column !== keyedColumn);
+  const unindexed = (c: Condition) =>
+    walk === true ? c.column === keyedColumn : c.column !== keyedColumn && !(c.match === 'range' && c.column === 'created_at');
   return {
     ...query,
-    conditions: query.conditions.map((c) => ((c.match === 'in' || c.match === 'equals') && unindexed(c) ? { ...c, written: 'unindexed' as const } : c)),
+    conditions: query.conditions.map((c) =>
+      (c.match === 'in' || c.match === 'equals' || (c.match === 'range' && c.written === undefined)) && unindexed(c)
+        ? { ...c, written: 'unindexed' as const }
+        : c,
+    ),
   };
 }

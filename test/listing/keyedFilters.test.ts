@@ -18,7 +18,9 @@ describe('filters on a column of many values, planned by their counts (keyedFilt
     expect(keyedConditionOf('payments', scope, query([status('succeeded')]))).toBeUndefined();
     expect(keyedConditionOf('payments', { ...scope, accountId: 'acc_1' }, query([last4('4242')]))).toBeUndefined();
     const ranged = query([last4('4242'), { column: 'amount', match: 'range', op: 'gte', value: 10 }]);
-    expect(keyedConditionOf('payments', scope, ranged)).toBeUndefined();
+    expect(keyedConditionOf('payments', scope, ranged)?.column).toBe('card_last4');
+    const contains = query([last4('4242'), { column: 'reference', match: 'equals', value: 'r' }, { column: 'description', match: 'contains', value: 'x' }]);
+    expect(keyedConditionOf('payments', scope, contains)).toBeUndefined();
   });
 
   it('leaves the list as it is read today when the other filters hold fewer rows than the keyed one', () => {
@@ -55,5 +57,13 @@ describe('filters on a column of many values, planned by their counts (keyedFilt
     expect(withKeyedWriting(q, 'card_last4', undefined).conditions).toEqual([{ ...status('succeeded', 'failed'), written: 'unindexed' }, last4('4242')]);
     expect(withKeyedWriting(q, 'card_last4', true).conditions).toEqual([status('succeeded', 'failed'), { ...last4('4242'), written: 'unindexed' }]);
     expect(withKeyedWriting(q, 'card_last4', true).sort).toEqual(q.sort);
+    // A created_at range bounds the keyed index (its next column); an amount range is tested in it.
+    const created = { column: 'created_at', match: 'range' as const, op: 'gte' as const, value: '2026-01-01T00:00:00.000Z' };
+    const amount = { column: 'amount', match: 'range' as const, op: 'lt' as const, value: 100 };
+    expect(withKeyedWriting(query([last4('4242'), created, amount]), 'card_last4', false).conditions).toEqual([
+      last4('4242'),
+      created,
+      { ...amount, written: 'unindexed' },
+    ]);
   });
 });
