@@ -69,11 +69,11 @@ describe('lists filtered by a card’s last four digits or a reference: exact to
   /** The oracle: the matching rows in list order. */
   function expected(filters: Filters, sort: string, ranges: Range[] = []) {
     const [column, desc] = [sort.replace('-', ''), sort.startsWith('-')];
-    const valueOf = (r: Row, c: string) => (c === 'created_at' ? r.at : r.amount);
-    const value = (r: Row) => valueOf(r, column);
+    const columnValue = (r: Row, c: string) => (c === 'created_at' ? r.at : r.amount);
+    const value = (r: Row) => columnValue(r, column);
     return rows
       .filter((r) => Object.entries(filters).every(([f, vs]) => vs.includes(r[f as keyof Row] as string)))
-      .filter((r) => ranges.every(([c, op, b]) => HOLDS[op](valueOf(r, c), b)))
+      .filter((r) => ranges.every(([c, op, b]) => HOLDS[op](columnValue(r, c), b)))
       .sort((a, b) => (value(a) - value(b) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)) * (desc ? -1 : 1))
       .map((r) => r.id);
   }
