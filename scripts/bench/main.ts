@@ -69,7 +69,7 @@ import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
 import { measureReplicas, printReplicas } from './replicas.ts';
-import { filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
+import { cardOf, filterLists, measureFilters, monthOfData, printFilters } from './filters.ts';
 import { backendClient, measureStatementsAgainst, pageQueriesOf, printStatementsAgainst } from './statementsAgainst.ts';
 import { measureFiltersAgainst, printFiltersAgainst } from './filtersAgainst.ts';
 import { pollHealth, summarizeLatencies } from './healthPoller.ts';
@@ -247,7 +247,8 @@ for (const dialect of onlyFilters ? dialects : []) {
     const floor = !before && size <= 1_000_000 && process.env.BENCH_FLOOR !== '0' ? await startFloor(ds.url) : undefined;
     try {
       const base = `${server.origin}/v3`;
-      const lists = filterLists({ busiestAccount: (await busiestAccount(base, ds.key)).id, month: await monthOfData(base, ds.key) }).filter(
+      const busiest = (await busiestAccount(base, ds.key)).id;
+      const lists = filterLists({ busiestAccount: busiest, month: await monthOfData(base, ds.key), card: await cardOf(base, ds.key, busiest) }).filter(
         (list) => values.shapes === undefined || list.name.includes(values.shapes),
       );
       const measure = (name: string, url: string) => {

@@ -853,7 +853,7 @@ export async function writeListPage(
   const walk = dialect === 'sqlite' ? await walksSortIndex(db, whole, paging, placed?.sortKeys !== undefined) : undefined;
   // SQLite: a filter on a column of many values (a card's last four) chooses its plan by its counts too.
   const keyed = dialect === 'sqlite' && walk === undefined && !placed ? keyedConditionOf(table, scope, query) : undefined;
-  const keyedPlan = keyed && keyedPlanOf(await keyedCounts(db, table, scope, query, keyed), query, keyed, offset, paging.perPage);
+  const keyedPlan = keyed && keyedPlanOf(await keyedCounts(db, table, scope, query, keyed), query, keyed, offset, paging.perPage, !asFirstPage);
   // SQLite: a sliver holding more rows than a walk to the page reads leaves the page to the walk.
   const slivered = dialect === 'sqlite' && walk === true && placed?.slivers ? await sliversAreWorthIt(db, whole, placed, paging) : true;
   const search = placed?.sortKeys && (walk === false || !slivered) ? undefined : placed;

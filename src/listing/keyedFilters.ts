@@ -97,7 +97,8 @@ export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope:
  * fewer rows (the list is then read as ever). `walk`, as ListRequest's: true, the sort's index
  * walked, each row tested; false, the keyed filter's rows read and their ids sorted; undefined, the
  * keyed filter's index yields the list's order itself (one value, sorted by created_at alone).
- * The matches under other filters are estimated as if the two were independent.
+ * The matches under other filters are estimated as if the two were independent. `fromNearerEnd`:
+ * the skip is counted from the nearer end (a deep page), else from the start (a first page's OFFSET).
  */
 export function keyedPlanOf(
   counts: KeyedCounts,
@@ -105,6 +106,7 @@ export function keyedPlanOf(
   keyed: KeyedCondition,
   offset: number,
   perPage: number,
+  fromNearerEnd = true,
 ): { walk: boolean | undefined } | undefined {
   const { size, whole } = counts;
   if (counts.keyed > size || counts.keyed === 0) return counts.keyed === 0 ? { walk: false } : undefined;
@@ -112,7 +114,8 @@ export function keyedPlanOf(
   if (single && query.sort.length === 1 && query.sort[0].column === 'created_at') return { walk: undefined };
   const others = query.conditions.length > 1;
   const matches = others && whole > 0 ? Math.max(1, (counts.keyed * size) / whole) : counts.keyed;
-  const skip = skipFromNearerEnd(matches, offset, perPage);
+  // A first page's OFFSET is skipped from the start (one statement); a deeper page's from the nearer end.
+  const skip = fromNearerEnd ? skipFromNearerEnd(matches, offset, perPage) : offset;
   return { walk: ((skip + perPage) * size) / matches <= sqliteSortCost(skip + perPage) * counts.keyed };
 }
 
