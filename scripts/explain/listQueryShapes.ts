@@ -5,6 +5,7 @@ import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import {
   afterBoundarySelect,
+  countSelect,
   deferredJoinPageSelect,
   DEFERRED_JOIN_FROM,
   hopSelect,
@@ -19,6 +20,7 @@ import { parseListQuery, type RawListQuery } from '../../src/listquery/parseList
 import { totalOrder } from '../../src/listing/keyset.ts';
 import { withRangesWritten, withSortUnindexed } from '../../src/listing/rangePlans.ts';
 import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
+import { keyedConditionOf, withKeyedWriting } from '../../src/listing/keyedFilters.ts';
 import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
 import { metadataShareSelect, metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
@@ -47,6 +49,12 @@ export interface ListShape {
    * entry probed (src/listing/metadataPlans.ts).
    */
   probes?: string;
+  /**
+   * A filter on a column of many values (a card's last four): the index SQLite's page walks when
+   * the counts choose the walk, the filter tested row by row (src/listing/keyedFilters.ts); the
+   * total and the sorted ids come from the filter's own index.
+   */
+  keyed?: { walks: string; index: string };
 }
 
 const SOME_ACCOUNT = 'acc_01JDQ7ZK3V6M8Y2W4T9N5R1B0C';
@@ -59,6 +67,8 @@ const accountPayments = (query: string, ordered = true): ListShape => ({
   query,
   ordered,
 });
+/** A keyed filter's shape whose SQLite page walks `walks` when the filter holds many rows, else reads `index` (keyedFilters.ts). */
+const keying = (shape: ListShape, walks: string, index: string): ListShape => ({ ...shape, keyed: { walks, index } });
 /** A shape whose SQLite page walks `index` when most of its rows are in range (rangePlans.ts). */
 const walking = (shape: ListShape, index: string, rangeIndex: string): ListShape => ({ ...shape, walks: index, rangeIndex });
 /** A metadata search whose page walks `index` when its values are common, probing the entries (metadataPlans.ts). */
@@ -86,6 +96,9 @@ export const LIST_SHAPES: ListShape[] = [
   payments('filter[card_brand]=visa,amex&filter[created_at][gte]=2026-01-01T00:00:00.5Z&sort=-created_at', false),
   payments('filter[card_last4]=4242'),
   payments('filter[reference]=ord_1001'),
+  keying(payments('filter[card_last4]=1097,3790,0045&filter[status]=succeeded', false), 'payments_tenant_status_created', 'payments_tenant_last4'),
+  keying(payments('filter[card_last4]=1097&sort=-amount', false), 'payments_tenant_amount', 'payments_tenant_last4'),
+  keying(payments('filter[card_last4]=1097&filter[amount][gte]=1000&sort=amount', false), 'payments_tenant_amount', 'payments_tenant_last4'),
   payments(`filter[account_id]=${SOME_ACCOUNT}`),
   payments('filter[created_at][gte]=2026-01-01'),
   payments('filter[amount][gte]=1000&sort=amount'),
@@ -207,6 +220,20 @@ export function shapeQueries(
         const chosen = offsetPageQuery(db, dialect, shape.table, scope, q, { page: 2, perPage: 100, offset: 100 });
         out.push({ label: `offset${end}, both plans in one statement (metadataPlanStatement.ts)`, query: { compile: () => chosen } });
       }
+    }
+    // SQLite, a keyed filter (keyedFilters.ts): its total and sorted ids from its own index, or the sort's index walked.
+    const keyedColumn = shape.keyed && dialect === 'sqlite' ? keyedConditionOf(shape.table, scope, query)?.column : undefined;
+    if (keyedColumn) {
+      if (!end)
+        out.push({
+          label: 'total, the keyed filter’s index',
+          strategy: 'keyed',
+          query: countSelect(db, shape.table, scope, withKeyedWriting(query, keyedColumn, false)),
+        });
+      const sorted = withKeyedWriting(withSortUnindexed(q), keyedColumn, false);
+      out.push({ label: `page${end}, the keyed filter’s ids sorted`, strategy: 'keyed', query: sortedIdsPageSelect(db, shape.table, scope, sorted, 100, 100) });
+      const walk = withKeyedWriting(withRangesWritten(q, 'unindexed'), keyedColumn, true);
+      out.push({ label: `offset${end}, walking the sort's index`, strategy: 'keyed-walk', query: offsetPageSelect(db, shape.table, scope, walk, 100, 100) });
     }
     // SQLite, most rows in range: the page walks the sort's index (rangePlans.ts).
     if (shape.walks && dialect === 'sqlite') {

@@ -45,13 +45,14 @@ describe('filters on a column of many values, planned by their counts (keyedFilt
     // Under a status holding a tenth of the list, the matches are taken to be a tenth of the keyed rows.
     const succeeded = query([status('succeeded'), last4('1097')], 'amount');
     expect(keyedPlanOf({ keyed: 2000, size: 100_000, whole: 1_000_000 }, succeeded, last4('1097'), 0, 10)).toEqual({ walk: false });
-    // A first page's OFFSET counts from the start: page 93 of 104 of a tenth of the list sorts its rows.
-    expect(keyedPlanOf({ keyed: 1039, size: 10_000, whole: 10_000 }, common, last4('4242'), 920, 10, true)).toEqual({ walk: true });
-    expect(keyedPlanOf({ keyed: 1039, size: 10_000, whole: 10_000 }, common, last4('4242'), 920, 10, false)).toEqual({ walk: false });
+    // A first page's OFFSET counts from the start; a deeper page's skip from the nearer end.
+    const fifth = query([last4('4242')], 'amount');
+    expect(keyedPlanOf({ keyed: 5000, size: 100_000, whole: 100_000 }, fifth, last4('4242'), 4980, 10, true)).toEqual({ walk: true });
+    expect(keyedPlanOf({ keyed: 5000, size: 100_000, whole: 100_000 }, fifth, last4('4242'), 4980, 10, false)).toEqual({ walk: false });
     // Several values are in no index's created_at order: chosen like any other order.
     const several = query([last4('1097', '3790')]);
-    expect(keyedPlanOf({ keyed: 4000, size: 1_000_000, whole: 1_000_000 }, several, last4('1097', '3790'), 0, 10)).toEqual({ walk: true });
-    expect(keyedPlanOf({ keyed: 400, size: 1_000_000, whole: 1_000_000 }, several, last4('1097', '3790'), 0, 10)).toEqual({ walk: false });
+    expect(keyedPlanOf({ keyed: 100_000, size: 1_000_000, whole: 1_000_000 }, several, last4('1097', '3790'), 0, 10)).toEqual({ walk: true });
+    expect(keyedPlanOf({ keyed: 4000, size: 1_000_000, whole: 1_000_000 }, several, last4('1097', '3790'), 0, 10)).toEqual({ walk: false });
   });
 
   it('writes the other filters unindexed for the keyed index, or the keyed filter unindexed for a walk, keeping every value', () => {

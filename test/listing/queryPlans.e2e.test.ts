@@ -52,6 +52,27 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     },
   );
 
+  it.runIf(TEST_DIALECT === 'sqlite').each(LIST_SHAPES.filter((s) => s.keyed))(
+    '$request counts and sorts a keyed filter’s rows in its own index, or walks the sort’s index testing it (SQLite, keyedFilters.ts)',
+    async (shape) => {
+      const plans = shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect).filter((q) => q.strategy?.startsWith('keyed'));
+      expect(plans.length).toBe(5);
+      for (const { label, strategy, query } of plans) {
+        const plan = await explain(query);
+        const why = `${label}:\n${plan.lines.join('\n')}`;
+        if (strategy === 'keyed')
+          expect(
+            plan.indexes.filter((i) => !i.startsWith('sqlite_autoindex')),
+            why,
+          ).toEqual([shape.keyed?.index]);
+        else {
+          expect(plan.indexes, why).toEqual([shape.keyed?.walks]);
+          expect(plan.sortBeforeLimit, why).toBe(false);
+        }
+      }
+    },
+  );
+
   it.each(LIST_SHAPES.filter((s) => s.probes))(
     '$request walks the list’s index in its order when its values are common, each row’s entry probed by primary key, sorting nothing',
     async (shape) => {
