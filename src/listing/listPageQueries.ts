@@ -229,6 +229,32 @@ export function offsetPageSelect(db: Kysely<Database>, table: ListTable, scope: 
 }
 
 /**
+ * `limit` rows after `skip` rows, by OFFSET, as their sort keys and id alone: what a sort needs to
+ * place them, which an index can carry (PostgreSQL reads it in the index alone, no table row).
+ */
+export function offsetKeysSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, skip: number, limit: number) {
+  return applyOrder(scoped(db, table, scope, query).select(sortColumns(query)), query)
+    .limit(rowLimit(limit))
+    .offset(skip);
+}
+
+/**
+ * PostgreSQL: the row `id` names, as its stored JSON, for a LATERAL join from a page's keys: a
+ * lookup by primary key per key in any plan. The LIMIT keeps PostgreSQL from pulling the lookup up
+ * into a join it may plan by hash over the whole table (a generic plan prices a parameter LIMIT
+ * at a tenth of its input's rows); `id` is the key, so it drops no row.
+ */
+export function rowByIdSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, id: Expression<string>) {
+  // The tenant again: a statement that names its tenant on every table is routed to one shard on Citus (docs/scaling.md).
+  return db
+    .selectFrom(table as 'payments')
+    .select('resource')
+    .where(sql.ref('tenant_id'), '=', scope.tenantId)
+    .where(sql.ref('id'), '=', id)
+    .limit(sql.lit(1));
+}
+
+/**
  * The same rows, the ids skipped through the index alone, then only the page's rows read
  * (PostgreSQL). The LIMIT is written into the text (per_page is a small whole number): the
  * service's plans are generic (sessionSettings.ts), and a generic plan takes a parameter LIMIT

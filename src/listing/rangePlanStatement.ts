@@ -4,7 +4,7 @@ import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { totalOrder } from './keyset.ts';
-import { offsetPageSelect, rangedTotalOver, rangeShareSelect, type ListScope, type ListTable } from './listPageQueries.ts';
+import { offsetKeysSelect, offsetPageSelect, rangedTotalOver, rangeShareSelect, rowByIdSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import type { RangedTotal } from './rangedTotal.ts';
 import { withLowEndClosed, withRangesClosed, withRangesWritten } from './rangePlans.ts';
 
@@ -26,7 +26,12 @@ export function walkIsCheaperSql(slice: Expression<number>, covered: Expression<
  * - the walk: the range written `coalesce(amount, amount)`, which no index serves, so the only
  *   way to the rows in order is the slice's index in the sort's order, each row's range tested;
  * - the range's index: the range closed at its open end by its type's far end (withRangesClosed),
- *   which a generic plan prices as few rows: it reads them from the range's index and sorts them.
+ *   which a generic plan prices as few rows: it reads them from the range's index and sorts them,
+ *   each as its sort keys and id alone, which that index carries (migrations 0019, 0026: an Index
+ *   Only Scan), then reads the page's rows by id (a deferred join, one primary-key lookup a row).
+ *   Read whole, every row in range was fetched from the table at random to sort it and keep
+ *   per_page of them (page 1 of `amount ≤ 100`, 5,392 of 10M payments: ~160 ms, against ~4 ms
+ *   for the list unfiltered).
  *
  * Each branch is under a condition on the statement's counts alone (walkIsCheaper's, and its
  * negation), with no column of the branch's rows: PostgreSQL puts such a condition in a Result
@@ -40,10 +45,10 @@ export function rangePlanPageStatement(db: Kysely<Database>, table: ListTable, s
   const walks = walkIsCheaperSql(sql.ref('t.slice'), sql.ref('t.covered'), paging.offset, paging.perPage);
   const order = totalOrder(query.sort);
   const columns = [...new Set(order.map((k) => k.column))] as Array<'id'>;
-  const branch = (written: ListQuery, runs: Expression<boolean>) =>
-    offsetPageSelect(db, table, scope, written, paging.offset, paging.perPage).select(columns).where(runs);
-  const walk = branch(withRangesWritten(query, 'opaque'), walks);
-  const read = branch(withRangesClosed(query), sql<boolean>`not ${walks}`);
+  const walk = offsetPageSelect(db, table, scope, withRangesWritten(query, 'opaque'), paging.offset, paging.perPage).select(columns).where(walks);
+  const keys = offsetKeysSelect(db, table, scope, withRangesClosed(query), paging.offset, paging.perPage).where(sql<boolean>`not ${walks}`);
+  const keyColumns = sql.join(columns.map((c) => sql.ref(`k.${c}`)));
+  const read = sql`select r.resource, ${keyColumns} from (${keys}) as k cross join lateral (${rowByIdSelect(db, table, scope, sql.ref('k.id'))}) as r`;
   const inOrder = sql.join(order.map((k) => sql`${sql.ref(`u.${k.column}`)} ${sql.raw(k.direction)}`));
   return sql`${sql.raw(PREPARED)}with c as materialized (${rangeShareSelect(db, table, scope, ranged)})
     select t.n as total, p.resource from (select c.slice, c.covered, ${total} as n from c) as t
