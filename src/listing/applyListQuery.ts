@@ -48,8 +48,14 @@ function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: str
 function conditionSql(c: Condition, tenantId: string) {
   const column = sql.ref(c.column);
   switch (c.match) {
-    case 'in':
+    case 'in': {
+      // A literal steers the plan only (listing/valuePlans.ts): the same rows match.
+      if (c.written === 'literal') {
+        const values = c.values.map((v) => sql.lit(v));
+        return c.values.length === 1 ? sql<boolean>`${column} = ${values[0]}` : sql<boolean>`${column} in (${sql.join(values)})`;
+      }
       return c.values.length === 1 ? sql<boolean>`${column} = ${c.values[0]}` : sql<boolean>`${column} in (${sql.join(c.values)})`;
+    }
     case 'equals':
       return sql<boolean>`${column} = ${c.value}`;
     case 'contains':

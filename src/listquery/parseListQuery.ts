@@ -30,7 +30,8 @@ function metadataConditions(column: string, filter: string, given: Record<string
 }
 
 export type Condition =
-  | { column: string; match: 'in'; values: string[] }
+  /** `written`: how the listing writes it in SQL, never which rows match (listing/valuePlans.ts); absent: parameters. */
+  | { column: string; match: 'in'; values: string[]; written?: 'literal' }
   | { column: string; match: 'equals' | 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
   | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque' }
