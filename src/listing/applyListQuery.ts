@@ -3,7 +3,8 @@ import type { Condition, ListQuery, SortKey } from '../listquery/parseListQuery.
 import { METADATA_ENTRY_TABLE } from '../counts/metadataValueCounts.ts';
 import { leadEntriesWhere } from './leadEntries.ts';
 
-const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+/** A range operator's SQL. */
+export const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
