@@ -25,6 +25,7 @@ import { oneDigitAmountClassesMigration } from './migrations/0022_one_digit_amou
 import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metadata_entries_in_created_order.ts';
 import { twoDigitAmountClassesMigration } from './migrations/0025_two_digit_amount_classes.ts';
 import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_indexes_carry_created_at.ts';
+import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dimension_indexes_carry_dimensions.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -61,6 +62,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0024_metadata_value_counts_by_status': metadataValueCountsByStatusMigration(dialect),
     '0025_two_digit_amount_classes': twoDigitAmountClassesMigration(dialect),
     '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
+    '0028_dimension_indexes_carry_dimensions': dimensionIndexesCarryDimensionsMigration(dialect),
   };
 }
 
