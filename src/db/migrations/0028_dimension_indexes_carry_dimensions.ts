@@ -1,5 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../schema.ts';
+import { REBUILT_AFTER } from './0026_amount_indexes_carry_created_at.ts';
 
 /*
  * PostgreSQL: the payments' indexes of one counted dimension (status, currency, card_brand; by
@@ -27,24 +28,19 @@ const INDEXES = [
   { name: 'payments_tenant_brand_amount', columns: 'tenant_id, card_brand, amount, id', include: 'created_at, status, currency' },
 ] as const;
 
-const REBUILT_AFTER = [
-  { name: 'payments_tenant_last4', columns: 'tenant_id, card_last4, created_at, id' },
-  { name: 'payments_tenant_reference', columns: 'tenant_id, reference, created_at, id' },
-  { name: 'payments_tenant_account_status_created', columns: 'tenant_id, account_id, status, created_at, id' },
-] as const;
+/** Drops an index and creates it again as `shape` on payments: the newest index from then on. */
+async function rebuilt(db: Kysely<unknown>, name: string, shape: string) {
+  await sql.raw(`drop index ${name}`).execute(db);
+  await sql.raw(`create index ${name} on payments ${shape}`).execute(db);
+}
 
 export function dimensionIndexesCarryDimensionsMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>) {
       if (dialect !== 'postgres') return;
-      for (const { name, columns, include } of INDEXES) {
-        await sql.raw(`drop index ${name}`).execute(db);
-        await sql.raw(`create index ${name} on payments (${columns}) include (${include})`).execute(db);
-      }
-      for (const { name, columns } of REBUILT_AFTER) {
-        await sql.raw(`drop index ${name}`).execute(db);
-        await sql.raw(`create index ${name} on payments (${columns})`).execute(db);
-      }
+      for (const { name, columns, include } of INDEXES) await rebuilt(db, name, `(${columns}) include (${include})`);
+      // The same indexes 0026 rebuilt last, in its order.
+      for (const { name, columns } of REBUILT_AFTER) await rebuilt(db, name, `(${columns})`);
     },
   };
 }
