@@ -26,6 +26,7 @@ import { metadataEntriesInCreatedOrderMigration } from './migrations/0023_metada
 import { twoDigitAmountClassesMigration } from './migrations/0025_two_digit_amount_classes.ts';
 import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_indexes_carry_created_at.ts';
 import { last4IndexCarriesFiltersMigration } from './migrations/0027_last4_index_carries_filters.ts';
+import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dimension_indexes_carry_dimensions.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -63,6 +64,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0025_two_digit_amount_classes': twoDigitAmountClassesMigration(dialect),
     '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
     '0027_last4_index_carries_filters': last4IndexCarriesFiltersMigration(dialect),
+    '0028_dimension_indexes_carry_dimensions': dimensionIndexesCarryDimensionsMigration(dialect),
   };
 }
 

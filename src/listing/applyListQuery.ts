@@ -3,7 +3,8 @@ import type { Condition, ListQuery, SortKey } from '../listquery/parseListQuery.
 import { METADATA_ENTRY_TABLE } from '../counts/metadataValueCounts.ts';
 import { leadEntriesWhere } from './leadEntries.ts';
 
-const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
+/** A range operator's SQL. */
+export const RANGE_SQL = { gte: '>=', gt: '>', lte: '<=', lt: '<' } as const;
 
 function escapeLike(value: string): string {
   return value.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -50,8 +51,14 @@ function conditionSql(c: Condition, tenantId: string) {
   // How an equality is written steers the plan only (listing/keyedFilters.ts): `+column` is served by no index.
   const tested = (c.match === 'in' || c.match === 'equals') && c.written === 'unindexed' ? sql`+${column}` : column;
   switch (c.match) {
-    case 'in':
+    case 'in': {
+      // A literal steers the plan only (listing/valuePlans.ts): the same rows match.
+      if (c.written === 'literal') {
+        const values = c.values.map((v) => sql.lit(v));
+        return c.values.length === 1 ? sql<boolean>`${column} = ${values[0]}` : sql<boolean>`${column} in (${sql.join(values)})`;
+      }
       return c.values.length === 1 ? sql<boolean>`${tested} = ${c.values[0]}` : sql<boolean>`${tested} in (${sql.join(c.values)})`;
+    }
     case 'equals':
       return sql<boolean>`${tested} = ${c.value}`;
     case 'contains':

@@ -7,6 +7,7 @@ import type { ListScope, ListTable } from './listScope.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 import { searchedStatuses } from './metadataPlans.ts';
 import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
+import { RANGE_SQL } from './applyListQuery.ts';
 
 /**
  * A metadata search read in its entries' order (docs/query-plans.md#metadata-search): the entries
@@ -28,16 +29,23 @@ import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
  * along the lead's entries (no counts hold a pair of keys), where it read each of the lead's
  * records (1M payments: `channel=web & tier=gold` 0.5–1.2 s, the records read at random; 24 ms so).
  *
+ * With a created_at range beside them (no status filter), the same entries bounded by the range
+ * in the entries' own index, which carries each record's created_at: the page is a run of them,
+ * and the total is counted there, index-only, no record read (1M payments, `channel=web &
+ * created_at ≥ 2026-03-01`: the total read each of 66,482 records by id, 0.6 s, and a deep page
+ * walked the list's index probing each row, 0.5 s).
+ *
  * Every other metadata search (several values of every key, another filter, one account's list,
  * another sort) keeps metadataPlans.ts' plans: only this shape's order is the entries' own.
  */
 export function readsInEntryOrder(scope: ListScope, query: ListQuery): boolean {
   const search = query.conditions.filter((c) => c.match === 'metadata');
   const others = query.conditions.filter((c) => c.match !== 'metadata');
+  const createdRanges = others.filter((c) => c.match === 'range' && c.column === 'created_at');
+  const statusOnly = others.length <= 1 && others.every((c) => c.match === 'in' && c.column === 'status');
   return (
     search.some((c) => c.values.length === 1) &&
-    others.length <= 1 &&
-    others.every((c) => c.match === 'in' && c.column === 'status') &&
+    (statusOnly || createdRanges.length === others.length) &&
     scope.accountId === undefined &&
     scope.endpointId === undefined &&
     query.sort.length === 1 &&
@@ -110,7 +118,14 @@ export function entryOrderPageStatement(
   const inStatuses = statuses
     ? sql` and exists (select 1 from ${sql.table(table)} as s where s.id = ${e('record_id')} and s.tenant_id = ${scope.tenantId} and s.status in (${sql.join(statuses)}) limit 1 offset 0)`
     : sql``;
-  const matching = leadEntriesWhere(entryTable, scope.tenantId, keys, lead, inStatuses);
+  // A created_at range: each entry's own created_at (its record's), a bound of the entries' index.
+  const inRange = sql.join(
+    query.conditions.flatMap((c) =>
+      c.match === 'range' && c.column === 'created_at' ? [sql` and ${e('created_at')} ${sql.raw(RANGE_SQL[c.op])} ${c.value}`] : [],
+    ),
+    sql``,
+  );
+  const matching = leadEntriesWhere(entryTable, scope.tenantId, keys, lead, sql`${inStatuses}${inRange}`);
   const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
   // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
   const fromStart = sql`select ${e('created_at')}, ${e('record_id')} from ${entries} where ${matching} and ${forward} ${ordered(direction)}
@@ -127,11 +142,12 @@ export function entryOrderPageStatement(
   const resource = dialect === 'postgres' ? sql.ref('r.resource') : sql.ref(`${table}.resource`);
   const page = sql`select ${resource} as resource, m.created_at, m.record_id
     from (select * from (${fromStart}) as f union all select * from (${fromEnd}) as b) as m ${record}`;
-  // One key: its values' maintained counts in those statuses. Several: counted along the lead's entries, as the page walks them.
+  // One key: its values' maintained counts in those statuses. Several, or a range: counted along the lead's entries, as the page walks them.
+  const ranged = query.conditions.some((c) => c.match === 'range');
   const total =
-    keys.length === 1
+    keys.length === 1 && !ranged
       ? valueCountSql(scope.tenantId, table as MetadataList, keys[0].key, keys[0].values, statuses)
-      : leadEntriesCount(entryTable, scope.tenantId, keys, lead, inStatuses);
+      : leadEntriesCount(entryTable, scope.tenantId, keys, lead, sql`${inStatuses}${inRange}`);
   const d = sql.raw(direction);
   return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
     select t.n as total, p.resource from t left join (${page}) as p on true order by p.created_at ${d}, p.record_id ${d}`;

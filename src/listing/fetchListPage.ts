@@ -40,7 +40,6 @@ import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
 import { DIMENSIONS } from '../counts/countedSlices.ts';
 import { rangedTotalOf, type RangedTotal } from './rangedTotal.ts';
 import {
-  hasLiteralRange,
   hasRangeOffTheSort,
   sliversAreCheaper,
   sqliteSortCost,
@@ -52,6 +51,7 @@ import {
   withStartSideUnindexed,
 } from './rangePlans.ts';
 import { rangePlanPageStatement } from './rangePlanStatement.ts';
+import { hasLiteral, picksIndexByValues, withValuesLiteral } from './valuePlans.ts';
 import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
 import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
@@ -176,8 +176,16 @@ function plansByCounts(list: ListRequest): boolean {
   return ranged !== undefined && hasRangeOffTheSort(query) && isBucketed(query.sort[0].column) && walkServesOrder(ranged.slice, query);
 }
 
-/** `list` with its query as plannedQuery writes it: how it is written, not which rows match, so its slice and range stand. */
-const plannedList = (dialect: Dialect, list: ListRequest): ListRequest => ({ ...list, query: plannedQuery(dialect, list.query) });
+/**
+ * `list` with its query as plannedQuery writes it, and on PostgreSQL a list counted row by row
+ * that several indexes serve with its filter values as literals (valuePlans.ts): how it is
+ * written, not which rows match, so its slice and range stand.
+ */
+function plannedList(dialect: Dialect, list: ListRequest): ListRequest {
+  const query = plannedQuery(dialect, list.query);
+  const byValues = dialect === 'postgres' && !list.slice && !list.ranged && !searchesMetadata(query) && picksIndexByValues(query);
+  return { ...list, query: byValues ? withValuesLiteral(query) : query };
+}
 
 /**
  * The list a page's one statement reads: on PostgreSQL, a list whose plan counts choose keeps its
@@ -509,8 +517,8 @@ function offsetPageStatement(db: Kysely<Database>, dialect: Dialect, list: ListR
     const chosen = rangePlanPageStatement(db, list.table, list.scope, list.query, list.ranged, paging);
     return { compile: () => chosen.compile(db) };
   }
-  // A range written as a literal makes the text differ per value: sent unnamed, planned per call.
-  const prepared = hasLiteralRange(list.query) ? '' : PREPARED;
+  // A range or values written as literals make the text differ per value: sent unnamed, planned per call.
+  const prepared = hasLiteral(list.query) ? '' : PREPARED;
   if (list.chooseMetadata) {
     const chosen = metadataPlanPageStatement(db, list.table, list.scope, list.query, paging, list.chooseMetadata, prepared !== '');
     return { compile: () => chosen.compile(db) };
@@ -590,8 +598,8 @@ const sqlitePage = (list: ListRequest, statement: Compilable) => marked(READ_AT_
 function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: ListRequest, paging: PageParams, search: BucketSearch | undefined) {
   const { scope, query, slice } = list;
   if (query.conditions.some((c) => c.match === 'contains')) return undefined;
-  // A range written as a literal (PostgreSQL, rangePlans.ts): its statement is planned per value.
-  if (hasLiteralRange(query)) return undefined;
+  // A range or values written as literals (PostgreSQL, rangePlans.ts, valuePlans.ts): its statement is planned per value.
+  if (hasLiteral(query)) return undefined;
   const values: Record<string, unknown> = {
     tenant: scope.tenantId,
     account: scope.accountId,

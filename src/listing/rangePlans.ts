@@ -111,11 +111,6 @@ export function withLowEndClosed(query: ListQuery, column: string): ListQuery {
   return { ...query, conditions: [...query.conditions, { column, match: 'range', op: 'gte', value: far.low }] };
 }
 
-/** Whether any range of `query` is written as a literal (its statement is then planned per call, not prepared). */
-export function hasLiteralRange(query: ListQuery): boolean {
-  return query.conditions.some((c) => c.match === 'range' && c.written === 'literal');
-}
-
 /**
  * Whether a walk along the sort's index is the cheaper way to a page (SQLite), from the slice's
  * count and the range's count in buckets wholly inside it (a lower bound of the range's rows).

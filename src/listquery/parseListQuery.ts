@@ -30,8 +30,12 @@ function metadataConditions(column: string, filter: string, given: Record<string
 }
 
 export type Condition =
-  /** `written` (in, equals): `unindexed`, `+column` on SQLite, to steer the plan only (listing/keyedFilters.ts). */
-  | { column: string; match: 'in'; values: string[]; written?: 'unindexed' }
+  /**
+   * `written` (in, equals): how the listing writes it in SQL, never which rows match: `unindexed`,
+   * `+column` on SQLite (listing/keyedFilters.ts, leadDimension.ts); `literal`, the values in the
+   * text (PostgreSQL, listing/valuePlans.ts); absent: parameters.
+   */
+  | { column: string; match: 'in'; values: string[]; written?: 'unindexed' | 'literal' }
   | { column: string; match: 'equals'; value: string; written?: 'unindexed' }
   | { column: string; match: 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */

@@ -100,6 +100,51 @@ describe('a one-value metadata search in created_at order is read in its entries
     await checkEveryPage(key, '/v3/payments', payments);
   });
 
+  it('pages a search bounded by a created_at range in the entries, each operator on and beside the shared instants, its total counted there', async () => {
+    const { key } = await t.tenant('entry-order-created-range');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;
+    const payments: Resource[] = [];
+    for (const instant of instants) {
+      await at(instant, async () => {
+        for (let n = 0; n < 10; n++) {
+          const metadata = n % 3 === 2 ? { tier: 'silver' } : n % 2 === 0 ? { tier: 'gold', channel: 'web' } : { tier: 'gold' };
+          const created = await t.send('POST', '/v3/payments', key, { account_id: account.id, amount: 100 + n, currency: 'EUR', card: card(), metadata });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          payments.push(created.body.data);
+        }
+      });
+    }
+    const [first, second, third] = instants.map((d) => d.toISOString());
+    const gold = (r: Resource) => r.metadata.tier === 'gold';
+    const ranges: Array<[string, (created: string) => boolean]> = [
+      [`filter[created_at][gte]=${second}`, (c) => c >= second],
+      [`filter[created_at][gt]=${first}`, (c) => c > first],
+      [`filter[created_at][lt]=${third}`, (c) => c < third],
+      [`filter[created_at][lte]=${second}`, (c) => c <= second],
+      [`filter[created_at][gte]=${first}&filter[created_at][lt]=${third}`, (c) => c >= first && c < third],
+    ];
+    for (const [range, holds] of ranges) {
+      await checkEveryPage(
+        key,
+        '/v3/payments',
+        payments,
+        { search: `filter[metadata][tier]=gold&${range}`, keeps: (r) => gold(r) && holds(r.created_at) },
+        [1, 5],
+      );
+    }
+    // Two keys and a range: the lead's entries bounded by it, the other key probed, the total counted along them.
+    await checkEveryPage(
+      key,
+      '/v3/payments',
+      payments,
+      {
+        search: `filter[metadata][tier]=gold&filter[metadata][channel]=web&filter[created_at][lte]=${third}`,
+        keeps: (r) => gold(r) && r.metadata.channel === 'web' && r.created_at <= third,
+      },
+      [3],
+    );
+  });
+
   it('pages a search of two keys along the entries of the one with fewer, the other probed, whichever is named first', async () => {
     const { key } = await t.tenant('entry-order-two-keys');
     const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../src/listquery/parseListQuery.ts';
+import { hasLiteral } from '../../src/listing/valuePlans.ts';
 import {
-  hasLiteralRange,
   hasRangeOffTheSort,
   sqliteSortCost,
   sliversAreCheaper,
@@ -45,8 +45,8 @@ describe('how a list’s ranges are written to steer the plan (rangePlans.ts)', 
     expect(writings(literal)).toEqual(['in', 'literal', 'literal']);
     expect(literal.conditions.map((c) => ('value' in c ? c.value : c.values))).toEqual([['EUR'], 1000, 10_000]);
     expect(literal.sort).toEqual(amountFrom1000ByTime.sort);
-    expect(hasLiteralRange(literal)).toBe(true);
-    expect(hasLiteralRange(amountFrom1000ByTime)).toBe(false);
+    expect(hasLiteral(literal)).toBe(true);
+    expect(hasLiteral(amountFrom1000ByTime)).toBe(false);
     expect(writings(withRangesWritten(monthByTime('asc'), 'literal'))).toEqual(['parameter', 'parameter']);
   });
 

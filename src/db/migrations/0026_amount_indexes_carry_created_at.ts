@@ -23,7 +23,8 @@ const INDEXES = [
   { name: 'payments_tenant_account_amount', columns: 'tenant_id, account_id, amount, id' },
 ] as const;
 
-const REBUILT_AFTER = [
+/** Rebuilt after the others, so they stay the newest (0028 rebuilds them so too). */
+export const REBUILT_AFTER = [
   { name: 'payments_tenant_last4', columns: 'tenant_id, card_last4, created_at, id' },
   { name: 'payments_tenant_reference', columns: 'tenant_id, reference, created_at, id' },
   { name: 'payments_tenant_account_status_created', columns: 'tenant_id, account_id, status, created_at, id' },

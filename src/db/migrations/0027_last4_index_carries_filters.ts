@@ -14,13 +14,17 @@ import type { Dialect } from '../schema.ts';
  * (which has no INCLUDE) after `id`, which is unique, so they never order two entries. A payment's
  * status change now rewrites this index's entry too, as it does the status indexes'.
  */
+/** The index's shape from this migration on (0028 rebuilds it so again on PostgreSQL). */
+export function last4IndexShape(dialect: Dialect): string {
+  return dialect === 'postgres'
+    ? '(tenant_id, card_last4, created_at, id) include (amount, status, currency, card_brand)'
+    : '(tenant_id, card_last4, created_at, id, amount, status, currency, card_brand)';
+}
+
 export function last4IndexCarriesFiltersMigration(dialect: Dialect) {
   return {
     async up(db: Kysely<unknown>) {
-      const shape =
-        dialect === 'postgres'
-          ? '(tenant_id, card_last4, created_at, id) include (amount, status, currency, card_brand)'
-          : '(tenant_id, card_last4, created_at, id, amount, status, currency, card_brand)';
+      const shape = last4IndexShape(dialect);
       await sql.raw('drop index payments_tenant_last4').execute(db);
       await sql.raw(`create index payments_tenant_last4 on payments ${shape}`).execute(db);
     },
