@@ -27,6 +27,7 @@ import { twoDigitAmountClassesMigration } from './migrations/0025_two_digit_amou
 import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_indexes_carry_created_at.ts';
 import { last4IndexCarriesFiltersMigration } from './migrations/0027_last4_index_carries_filters.ts';
 import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dimension_indexes_carry_dimensions.ts';
+import { sqliteDimensionIndexesCarryDimensionsMigration } from './migrations/0029_sqlite_dimension_indexes_carry_dimensions.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -65,6 +66,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0026_amount_indexes_carry_created_at': amountIndexesCarryCreatedAtMigration(dialect),
     '0027_last4_index_carries_filters': last4IndexCarriesFiltersMigration(dialect),
     '0028_dimension_indexes_carry_dimensions': dimensionIndexesCarryDimensionsMigration(dialect),
+    '0029_sqlite_dimension_indexes_carry_dimensions': sqliteDimensionIndexesCarryDimensionsMigration(dialect),
   };
 }
 

@@ -57,6 +57,7 @@ import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metada
 import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { keyedConditionOf, keyedCounts, keyedPlanOf, withKeyedWriting } from './keyedFilters.ts';
+import { withLeadDimension } from './leadDimension.ts';
 import { amountOrderPage, amountOrderPlaceable, type ClassPlacement } from './amountOrderPage.ts';
 
 export type { ListScope, ListTable, PageStrategy } from './listPageQueries.ts';
@@ -177,12 +178,13 @@ function plansByCounts(list: ListRequest): boolean {
 }
 
 /**
- * `list` with its query as plannedQuery writes it, and on PostgreSQL a list counted row by row
- * that several indexes serve with its filter values as literals (valuePlans.ts): how it is
- * written, not which rows match, so its slice and range stand.
+ * `list` with its query as plannedQuery writes it; on PostgreSQL a list counted row by row that
+ * several indexes serve with its filter values as literals (valuePlans.ts), on SQLite a list of
+ * several dimensions read in the leading one's index, which carries the others (leadDimension.ts):
+ * how it is written, not which rows match, so its slice and range stand.
  */
 function plannedList(dialect: Dialect, list: ListRequest): ListRequest {
-  const query = plannedQuery(dialect, list.query);
+  const query = plannedQuery(dialect, dialect === 'sqlite' ? withLeadDimension(list.table, list.scope, list.query) : list.query);
   const byValues = dialect === 'postgres' && !list.slice && !list.ranged && !searchesMetadata(query) && picksIndexByValues(query);
   return { ...list, query: byValues ? withValuesLiteral(query) : query };
 }
@@ -399,7 +401,7 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
 
 /** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
 export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
-  const list = listRequest(table, scope, query);
+  const list = listRequest(table, scope, dialect === 'sqlite' ? withLeadDimension(table, scope, query) : query);
   const counted = searchesMetadata(query) && totalIsValueCount(scope, query);
   return {
     select: totalSelect(db, dialect, list),

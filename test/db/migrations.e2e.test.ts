@@ -182,6 +182,7 @@ describe('migrations', () => {
         '0026_amount_indexes_carry_created_at',
         '0027_last4_index_carries_filters',
         '0028_dimension_indexes_carry_dimensions',
+        '0029_sqlite_dimension_indexes_carry_dimensions',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
