@@ -105,6 +105,17 @@ export function filterLists({ busiestAccount, month, card }: ShapeValues): Filte
     { name: 'filter[card_last4]=<a card>, sort=-amount', query: `filter[card_last4]=${card}&sort=-amount` },
     { name: 'filter[card_last4]=<a card> × filter[amount][gte]=1000', query: `filter[card_last4]=${card}&filter[amount][gte]=1000` },
   ];
+  // Two or three dimensions beside a range, which no bucket counts cover (valuePlans.ts on PostgreSQL,
+  // leadDimension.ts on SQLite, migrations 0028–0029: counted in one index alone), and a metadata
+  // value beside a dimension (each entry's record read: not yet cheap).
+  const combinations = [
+    { name: 'a month × filter[status]=succeeded × filter[currency]=EUR', query: `${monthQuery}&filter[status]=succeeded&filter[currency]=EUR` },
+    {
+      name: 'filter[card_brand]=visa × filter[status]=failed × filter[amount][gte]=1000, sort=amount',
+      query: 'filter[card_brand]=visa&filter[status]=failed&filter[amount][gte]=1000&sort=amount',
+    },
+    { name: 'filter[metadata][channel]=web × filter[currency]=EUR', query: 'filter[metadata][channel]=web&filter[currency]=EUR' },
+  ];
   return [
     { name: 'filter[status]=succeeded', query: 'filter[status]=succeeded' },
     { name: 'filter[currency]=EUR', query: 'filter[currency]=EUR' },
@@ -117,6 +128,7 @@ export function filterLists({ busiestAccount, month, card }: ShapeValues): Filte
     ...amountClasses,
     ...metadata,
     ...cards,
+    ...combinations,
   ];
 }
 
