@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readEveryPage } from '../support/everyPage.ts';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { TEST_DIALECT } from '../support/testDatabase.ts';
 import { seed } from '../support/seedHelpers.ts';
@@ -86,20 +87,7 @@ describe('lists filtered by a card’s last four digits or a reference: exact to
       ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? new Date(b).toISOString() : String(b))}`),
       `sort=${sort}`,
     ].join('&');
-    const perPage = 7;
-    const last = Math.max(1, Math.ceil(want.length / perPage));
-    const seen = new Set<string>();
-    for (let page = 1; page <= last + 1; page++) {
-      const response = await t.get(`/v3/payments?${query}&per_page=${perPage}&page=${page}`, key);
-      expect(response.status, query).toBe(200);
-      expect(response.body.meta.total, `${query} total`).toBe(want.length);
-      expect(
-        response.body.data.map((p: { id: string }) => p.id),
-        `${query} page ${page}`,
-      ).toEqual(want.slice((page - 1) * perPage, page * perPage));
-      seen.add(String(response.headers['x-page-strategy']));
-    }
-    return seen;
+    return new Set((await readEveryPage(t, key, query, want, 7)).values());
   }
 
   const SORTS = ['created_at', '-created_at', 'amount', '-amount'];

@@ -30,7 +30,7 @@ const INDEXES = [
 ] as const;
 
 /** Drops an index and creates it again as `shape` on payments: the newest index from then on. */
-async function rebuilt(db: Kysely<unknown>, name: string, shape: string) {
+export async function rebuilt(db: Kysely<unknown>, name: string, shape: string) {
   await sql.raw(`drop index ${name}`).execute(db);
   await sql.raw(`create index ${name} on payments ${shape}`).execute(db);
 }

@@ -1,5 +1,6 @@
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
 import type { Dialect } from '../schema.ts';
+import { rebuilt } from './0028_dimension_indexes_carry_dimensions.ts';
 
 /*
  * SQLite: the status indexes carry `currency` and `card_brand`, the currency indexes `card_brand`
@@ -26,10 +27,7 @@ export function sqliteDimensionIndexesCarryDimensionsMigration(dialect: Dialect)
   return {
     async up(db: Kysely<unknown>) {
       if (dialect !== 'sqlite') return;
-      for (const { name, shape } of INDEXES) {
-        await sql.raw(`drop index ${name}`).execute(db);
-        await sql.raw(`create index ${name} on payments ${shape}`).execute(db);
-      }
+      for (const { name, shape } of INDEXES) await rebuilt(db, name, shape);
     },
   };
 }
