@@ -30,7 +30,9 @@ async function untilCommitted(db: Db, tenant: string, payments: number) {
   throw new Error(`no ${payments} payments committed for ${tenant}`);
 }
 
-describe('seed in batches', () => {
+// Each case seeds thousands of rows, some through a child process paused between batches: with test
+// files running side by side on two cores a case takes over the default 30 s (a hang guard, not a bound).
+describe('seed in batches', { timeout: 120_000 }, () => {
   let database: TestDatabase;
   let reference: TestDatabase;
   beforeAll(async () => ({ database, reference } = await twoDatabases()));
