@@ -360,9 +360,9 @@ describe(`amount class descents' reads of list_buckets (${TEST_DIALECT})`, () =>
         from (select 0 as level union all select 1 union all select 2) l, (select '' as currency union all select 'EUR') c,
           (select 0 as bucket union all select 1 union all select 2 union all select 3 union all select 4 union all select 5 union all select 6) b`.execute(db);
     }
-    // Only this database's own tables: a bare ANALYZE on PostgreSQL reaches every schema of the shared
-    // test database, and gives the still-empty tables of a plan test running beside this one (another
-    // worker's) statistics saying they are empty, which changes its plans.
+    // Only this database's own tables: on PostgreSQL a bare ANALYZE reaches every schema of the shared
+    // test database, and would give the still-empty tables of a test file running beside this one
+    // (another worker's) statistics saying they are empty.
     await sql`analyze tenants`.execute(db);
     await sql`analyze list_buckets`.execute(db);
   });
