@@ -98,7 +98,7 @@ describe('seed in batches', { timeout: 120_000 }, () => {
     expect(after.kept).toEqual(after.rebuilt);
     // What a finished run no longer needs is gone.
     expect(await db.kysely.selectFrom('seed_run_accounts').selectAll().execute()).toEqual([]);
-  }, 90_000);
+  });
 
   it('a run killed midway and run again ends with the rows an uninterrupted run makes, and says so; then adds nothing', async () => {
     const args = ['--tenant', 'resume', '--accounts', '30', '--payments', '3000', '--seed', 'r', '--batched'];
@@ -128,7 +128,7 @@ describe('seed in batches', { timeout: 120_000 }, () => {
     const repeated = await cli(database, ...args);
     expect(repeated.stderr).toMatch(/nothing to seed: this run .* completed at/);
     expect(await totals(database.db, 'resume')).toEqual({ accounts: 30, payments: 3000 });
-  }, 90_000);
+  });
 
   it('Ctrl-C stops once the batches being written commit (exit 130); the same command continues', async () => {
     const args = ['--tenant', 'sigint', '--accounts', '10', '--payments', '2000', '--seed', 'i', '--batch-size', '200', '--batched'];
