@@ -259,24 +259,24 @@ function stopAtOnce(signal: NodeJS.Signals): void {
   process.kill(process.pid, signal);
 }
 
-/**
- * `seed`, with progress on stderr. Ctrl-C (SIGINT) or SIGTERM stops it once the batches being
- * written commit, or rolls back a load in one transaction (a second Ctrl-C stops at once: those
- * are rolled back); either way the same command continues the run later.
- */
 /** After a seed that added rows: PostgreSQL's statistics of the loaded tables (loadedTableStatistics.ts), timed. */
 async function refreshStatistics(): Promise<void> {
   await withDatabase(
     async (db) => {
       if (db.dialect !== 'postgres') return;
       const started = performance.now();
-      await refreshLoadedTableStatistics(db.kysely, db.dialect);
+      await refreshLoadedTableStatistics(db.kysely);
       console.error(`vacuumed and analyzed the loaded tables in ${((performance.now() - started) / 1000).toFixed(1)}s`);
     },
     { migrate: false },
   );
 }
 
+/**
+ * `seed`, with progress on stderr. Ctrl-C (SIGINT) or SIGTERM stops it once the batches being
+ * written commit, or rolls back a load in one transaction (a second Ctrl-C stops at once: those
+ * are rolled back); either way the same command continues the run later.
+ */
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   // Only `seed` needs a worker and a progress bar: other commands do not load them.
   const [{ Worker }, { seedReporter }] = await Promise.all([import('node:worker_threads'), import('./seedProgress.ts')]);

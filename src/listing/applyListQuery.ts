@@ -48,8 +48,8 @@ function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: str
 
 function conditionSql(c: Condition, tenantId: string) {
   const column = sql.ref(c.column);
-  // How an equality is written steers the plan only (listing/keyedFilters.ts): `+column` is served by no index.
-  const tested = (c.match === 'in' || c.match === 'equals') && c.written === 'unindexed' ? sql`+${column}` : column;
+  // How a condition is written steers the plan only (listing/keyedFilters.ts, rangePlans.ts): `+column` is served by no index.
+  const tested = 'written' in c && c.written === 'unindexed' ? sql`+${column}` : column;
   switch (c.match) {
     case 'in': {
       // A literal steers the plan only (listing/valuePlans.ts): the same rows match.
@@ -67,9 +67,8 @@ function conditionSql(c: Condition, tenantId: string) {
       // How it is written steers the plan only (listing/rangePlans.ts): the same rows match.
       const op = sql.raw(RANGE_SQL[c.op]);
       if (c.written === 'literal') return sql<boolean>`${column} ${op} ${sql.lit(c.value)}`;
-      if (c.written === 'unindexed') return sql<boolean>`+${column} ${op} ${c.value}`;
       if (c.written === 'opaque') return sql<boolean>`coalesce(${column}, ${column}) ${op} ${c.value}`;
-      return sql<boolean>`${column} ${op} ${c.value}`;
+      return sql<boolean>`${tested} ${op} ${c.value}`;
     }
     case 'metadata':
       return metadataSql(c, tenantId);

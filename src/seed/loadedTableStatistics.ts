@@ -1,5 +1,5 @@
 import { sql, type Kysely } from 'kysely';
-import type { Database, Dialect } from '../db/schema.ts';
+import type { Database } from '../db/schema.ts';
 
 /** The tables a seed writes to in bulk. */
 const LOADED_TABLES = ['accounts', 'payments', 'account_metadata', 'payment_metadata', 'list_counts', 'list_buckets', 'metadata_value_counts'] as const;
@@ -10,9 +10,8 @@ const LOADED_TABLES = ['accounts', 'payments', 'account_metadata', 'payment_meta
  * new rows: at 1M payments `card_last4=…&status=succeeded` was counted along the status index,
  * 0.9 s, against 14 ms once analyzed; and without a visibility map no index-only scan skips the
  * table (the entry counts and sorted ids the lists rely on). SQLite keeps no statistics the
- * service uses: nothing to do there. VACUUM runs outside a transaction, one table per statement.
+ * service uses: nothing to do there (the caller runs this on PostgreSQL only). VACUUM runs outside a transaction, one table per statement.
  */
-export async function refreshLoadedTableStatistics(db: Kysely<Database>, dialect: Dialect): Promise<void> {
-  if (dialect !== 'postgres') return;
+export async function refreshLoadedTableStatistics(db: Kysely<Database>): Promise<void> {
   for (const table of LOADED_TABLES) await sql`vacuum (analyze) ${sql.table(table)}`.execute(db);
 }
