@@ -4,7 +4,8 @@ import { METADATA_ENTRY_TABLE, type MetadataList } from '../counts/metadataValue
 import { CARRIED_COLUMNS } from './metadataEntries.ts';
 import { RANGE_SQL } from './applyListQuery.ts';
 
-const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, MetadataList>;
+/** Which list an entry table is the metadata of. */
+export const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, MetadataList>;
 
 /**
  * Whether a list condition beside a metadata search of `entryTable` is answered by the entries

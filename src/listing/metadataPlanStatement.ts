@@ -9,12 +9,9 @@ import { countedSlice, type ListSlice } from './listSlice.ts';
 import { DRIVEN_ENTRY_IN_ROWS, searchedStatuses, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counts/metadataValueCounts.ts';
 import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
-import { entryConditionsSql, testedInEntries } from './entryConditions.ts';
+import { entryConditionsSql, LIST_OF_ENTRIES, testedInEntries } from './entryConditions.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
-
-/** Which list an entry table is the metadata of. */
-const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, MetadataList>;
 
 /**
  * The number of the tenant's entries of one searched key with any of its values: the sum of

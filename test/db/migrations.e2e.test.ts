@@ -450,7 +450,7 @@ describe('migrations', () => {
       ]);
       const indexes =
         db.dialect === 'postgres'
-          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'payment_metadata' order by 1`.execute(db.kysely)).rows
+          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely)).rows
           : (
               await sql<{
                 name: string;
