@@ -107,7 +107,7 @@ export function filterLists({ busiestAccount, month, card }: ShapeValues): Filte
   ];
   // Two or three dimensions beside a range, which no bucket counts cover (valuePlans.ts on PostgreSQL,
   // leadDimension.ts on SQLite, migrations 0028–0029: counted in one index alone), and a metadata
-  // value beside a dimension (each entry's record read: not yet cheap).
+  // value beside a currency, card brands or an amount range (migration 0030: counted and paged in its entries).
   const combinations = [
     { name: 'a month × filter[status]=succeeded × filter[currency]=EUR', query: `${monthQuery}&filter[status]=succeeded&filter[currency]=EUR` },
     {
@@ -115,6 +115,8 @@ export function filterLists({ busiestAccount, month, card }: ShapeValues): Filte
       query: 'filter[card_brand]=visa&filter[status]=failed&filter[amount][gte]=1000&sort=amount',
     },
     { name: 'filter[metadata][channel]=web × filter[currency]=EUR', query: 'filter[metadata][channel]=web&filter[currency]=EUR' },
+    { name: 'filter[metadata][channel]=web × filter[amount][gte]=1000', query: 'filter[metadata][channel]=web&filter[amount][gte]=1000' },
+    { name: 'filter[metadata][channel]=web × filter[card_brand]=visa,amex', query: 'filter[metadata][channel]=web&filter[card_brand]=visa,amex' },
   ];
   return [
     { name: 'filter[status]=succeeded', query: 'filter[status]=succeeded' },

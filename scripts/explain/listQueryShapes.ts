@@ -121,6 +121,9 @@ export const LIST_SHAPES: ListShape[] = [
   probing(payments('filter[metadata][channel]=web', false), 'payments_tenant_created'),
   probing(payments('filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount', false), 'payments_tenant_status_amount'),
   probing(payments('filter[metadata][channel]=web&filter[metadata][tier]=gold', false), 'payments_tenant_created'),
+  // Beside a currency or an amount range, which the entries carry (migration 0030): counted, and in created_at order paged, in the entries.
+  probing(payments('filter[metadata][channel]=web&filter[currency]=EUR', false), 'payments_tenant_currency_created'),
+  probing(payments('filter[metadata][channel]=web&filter[amount][gte]=1000&sort=-amount', false), 'payments_tenant_amount'),
   accountPayments(''),
   accountPayments('sort=-amount'),
   accountPayments('filter[status]=succeeded'),

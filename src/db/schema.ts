@@ -195,6 +195,16 @@ export interface MetadataEntryTable {
   record_id: string;
 }
 
+/**
+ * A payment's entry also carries the payment's currency, card_brand and amount (migration 0030): a
+ * search beside those filters is tested in the entries, no payment read.
+ */
+export interface PaymentMetadataEntryTable extends MetadataEntryTable {
+  currency: string;
+  card_brand: string;
+  amount: number;
+}
+
 /** How many of a tenant's records of a list hold a metadata key's value, one shard's share (migration 0020). */
 export interface MetadataValueCountTable {
   tenant_id: string;
@@ -227,7 +237,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointTable;
   webhook_deliveries: WebhookDeliveryTable;
   account_metadata: MetadataEntryTable;
-  payment_metadata: MetadataEntryTable;
+  payment_metadata: PaymentMetadataEntryTable;
   tenant_write_positions: TenantWritePositionTable;
   metadata_value_counts: MetadataValueCountTable;
 }

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Database, MetadataEntryTable } from '../db/schema.ts';
+import type { Database, MetadataEntryTable, PaymentMetadataEntryTable } from '../db/schema.ts';
 import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '../counts/metadataValueCounts.ts';
 
 /**
@@ -20,9 +20,37 @@ export interface EntryRecord {
   status: string;
 }
 
-/** A record's metadata as its entry rows. */
-export function metadataEntryRows(tenantId: string, record: Omit<EntryRecord, 'status'>, metadata: Record<string, string>): MetadataEntryTable[] {
-  return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id }));
+/**
+ * The columns of its record a list's entries carry (migration 0030): a payment's currency,
+ * card_brand and amount, which a search beside those filters tests in the entries; an account's
+ * none (its currency and status change).
+ */
+export const CARRIED_COLUMNS = { accounts: [], payments: ['currency', 'card_brand', 'amount'] } as const satisfies Record<
+  MetadataList,
+  ReadonlyArray<keyof PaymentMetadataEntryTable>
+>;
+
+/** What a record's entries carry of it: its CARRIED_COLUMNS. */
+export type Carried = Partial<Pick<PaymentMetadataEntryTable, 'currency' | 'card_brand' | 'amount'>>;
+
+/** The carried columns of `record` in `list` (CARRIED_COLUMNS), every one required to be there. */
+export function carriedOf(list: MetadataList, record: Carried): Carried {
+  const carried: Record<string, unknown> = {};
+  for (const column of CARRIED_COLUMNS[list]) {
+    if (record[column] === undefined) throw new Error(`a ${list} entry carries its record's ${column}`);
+    carried[column] = record[column];
+  }
+  return carried as Carried;
+}
+
+/** A record's metadata as its entry rows, each with `carried` (carriedOf). */
+export function metadataEntryRows(
+  tenantId: string,
+  record: Omit<EntryRecord, 'status'>,
+  metadata: Record<string, string>,
+  carried: Carried = {},
+): Array<MetadataEntryTable & Carried> {
+  return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id, ...carried }));
 }
 
 /** The entries of a record just created (none existed). */
@@ -30,10 +58,10 @@ export async function insertMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
-  record: EntryRecord,
+  record: EntryRecord & Carried,
   metadata: Record<string, string>,
 ): Promise<ValueCountDelta[]> {
-  const rows = metadataEntryRows(tenantId, record, metadata);
+  const rows = metadataEntryRows(tenantId, record, metadata, carriedOf(list, record));
   if (rows.length > 0) await trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows).execute();
   return rows.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: 1 }));
 }
@@ -47,7 +75,7 @@ export async function replaceMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
-  record: EntryRecord,
+  record: EntryRecord & Carried,
   before: string,
   metadata: Record<string, string>,
 ): Promise<ValueCountDelta[]> {
@@ -69,4 +97,29 @@ export async function deleteMetadataEntries(
     .returning(['key', 'value'])
     .execute();
   return removed.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: -1 }));
+}
+
+/**
+ * A payment's entries after a capture changed its amount (less than authorized: the only change of
+ * a carried column, migration 0030), in the capture's transaction: each entry found by its key,
+ * value and record (the `payment_metadata_value_record` index).
+ */
+export async function setEntriesAmount(
+  trx: Transaction<Database>,
+  tenantId: string,
+  recordId: string,
+  metadata: string | Record<string, string>,
+  amount: number,
+): Promise<void> {
+  const pairs: Record<string, string> = typeof metadata === 'string' ? JSON.parse(metadata) : metadata;
+  for (const [key, value] of Object.entries(pairs)) {
+    await trx
+      .updateTable('payment_metadata')
+      .set({ amount })
+      .where('tenant_id', '=', tenantId)
+      .where('key', '=', key)
+      .where('value', '=', value)
+      .where('record_id', '=', recordId)
+      .execute();
+  }
 }

@@ -14,7 +14,7 @@ import { writeCountedRows } from '../counts/countedRows.ts';
 import { statusMoveDeltas } from '../counts/metadataValueCounts.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
-import { insertMetadataEntries } from '../listing/metadataEntries.ts';
+import { insertMetadataEntries, setEntriesAmount } from '../listing/metadataEntries.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -132,6 +132,8 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
+  // A smaller capture lowers the amount its metadata entries carry (migration 0030).
+  if (changes.amount !== undefined && changes.amount !== row.amount) await setEntriesAmount(trx, row.tenant_id, row.id, row.metadata, changes.amount);
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
   const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);

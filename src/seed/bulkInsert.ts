@@ -5,7 +5,7 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from '../db/database.ts';
 import type { AccountTable, Database, MetadataEntryTable } from '../db/schema.ts';
-import { metadataEntryRows } from '../listing/metadataEntries.ts';
+import { CARRIED_COLUMNS, carriedOf, metadataEntryRows, type Carried } from '../listing/metadataEntries.ts';
 import type { CountRow } from '../counts/listCounts.ts';
 import { METADATA_ENTRY_TABLE, ValueCountTally, type ValueCountRow } from '../counts/metadataValueCounts.ts';
 import type { BucketRow } from '../counts/listBuckets.ts';
@@ -52,10 +52,14 @@ const PAYMENT_COLUMNS = [
   'resource',
 ] as const;
 
-const ENTRY_COLUMNS = ['tenant_id', 'key', 'value', 'created_at', 'record_id'] as const;
+/** A list's entry columns: the key's, then what its entries carry of their record (migration 0030). */
+const ENTRY_COLUMNS = {
+  accounts: ['tenant_id', 'key', 'value', 'created_at', 'record_id', ...CARRIED_COLUMNS.accounts],
+  payments: ['tenant_id', 'key', 'value', 'created_at', 'record_id', ...CARRIED_COLUMNS.payments],
+} as const;
 
 /** An entry row as gathered, with its record's status (which its value count is kept under: migration 0024), not a column of it. */
-type StatusedEntry = MetadataEntryTable & { status: string };
+type StatusedEntry = MetadataEntryTable & Carried & { status: string };
 const statusOf = (entry: StatusedEntry) => entry.status;
 const BUCKET_COLUMNS = ['tenant_id', 'list', 'sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'shard', 'n'] as const;
 
@@ -94,14 +98,16 @@ function valuesOf<T extends object>(row: T, columns: readonly (keyof T)[]): Valu
  * The rows, passed on one by one, with the metadata search entries of each (migration 0016)
  * gathered into `entries` on the way (seeded metadata is JSON text; most of it `{}`).
  */
-function* gatheringEntries<R extends { tenant_id: string; id: string; created_at: string; status: string; metadata: unknown }>(
+function* gatheringEntries<R extends { tenant_id: string; id: string; created_at: string; status: string; metadata: unknown } & Carried>(
+  list: keyof typeof METADATA_ENTRY_TABLE,
   rows: Iterable<R>,
   entries: StatusedEntry[],
 ): Generator<R> {
   for (const row of rows) {
     if (row.metadata !== '{}') {
       const metadata = typeof row.metadata === 'string' ? JSON.parse(row.metadata) : row.metadata;
-      for (const entry of metadataEntryRows(row.tenant_id, row, metadata as Record<string, string>)) entries.push({ ...entry, status: row.status });
+      const carried = carriedOf(list, row);
+      for (const entry of metadataEntryRows(row.tenant_id, row, metadata as Record<string, string>, carried)) entries.push({ ...entry, status: row.status });
     }
     yield row;
   }
@@ -179,12 +185,12 @@ function sqliteInserter(db: Db): BulkInserter {
     database.prepare(`insert into ${table} (${columns.join(', ')}) values (${columns.map(() => '?').join(', ')})`);
   const accounts = insert('accounts', ACCOUNT_COLUMNS);
   const payments = insert('payments', PAYMENT_COLUMNS);
-  const accountEntries = insert(METADATA_ENTRY_TABLE.accounts, ENTRY_COLUMNS);
-  const paymentEntries = insert(METADATA_ENTRY_TABLE.payments, ENTRY_COLUMNS);
+  const accountEntries = insert(METADATA_ENTRY_TABLE.accounts, ENTRY_COLUMNS.accounts);
+  const paymentEntries = insert(METADATA_ENTRY_TABLE.payments, ENTRY_COLUMNS.payments);
   const values = new ValueCountTally();
   const addEntries = (list: keyof typeof METADATA_ENTRY_TABLE, entries: StatusedEntry[]) => {
     const statement = list === 'accounts' ? accountEntries : paymentEntries;
-    for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS));
+    for (const entry of entries) statement.run(...valuesOf(entry, ENTRY_COLUMNS[list]));
     values.add(list, entries, statusOf);
   };
   const addCount = database.prepare(
@@ -202,12 +208,12 @@ function sqliteInserter(db: Db): BulkInserter {
   const sink: RowSink = {
     async accounts(rows) {
       const entries: StatusedEntry[] = [];
-      for (const row of gatheringEntries(rows, entries)) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
+      for (const row of gatheringEntries('accounts', rows, entries)) accounts.run(...valuesOf(row, ACCOUNT_COLUMNS));
       addEntries('accounts', entries);
     },
     async payments(rows) {
       const entries: StatusedEntry[] = [];
-      for (const row of gatheringEntries(rows, entries)) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
+      for (const row of gatheringEntries('payments', rows, entries)) payments.run(...valuesOf(row, PAYMENT_COLUMNS));
       addEntries('payments', entries);
     },
     async adjust(counts, buckets) {
@@ -333,8 +339,8 @@ async function postgresLane(pool: pg.Pool) {
     columns: readonly (keyof T)[],
   ) => {
     const entries: StatusedEntry[] = [];
-    await copy(list, gatheringEntries(rows, entries), columns);
-    if (entries.length > 0) await copy(METADATA_ENTRY_TABLE[list], entries, ENTRY_COLUMNS);
+    await copy(list, gatheringEntries(list, rows, entries), columns);
+    if (entries.length > 0) await copy(METADATA_ENTRY_TABLE[list], entries, ENTRY_COLUMNS[list]);
     values.add(list, entries, statusOf);
   };
   /** The current batch's (one batch at a time on a lane). */

@@ -183,6 +183,7 @@ describe('migrations', () => {
         '0027_last4_index_carries_filters',
         '0028_dimension_indexes_carry_dimensions',
         '0029_sqlite_dimension_indexes_carry_dimensions',
+        '0030_payment_entries_carry_dimensions',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -407,6 +408,59 @@ describe('migrations', () => {
 
       expect((await migrator.migrateTo('0021_amount_class_buckets')).error).toBeUndefined();
       expect(await readClasses()).toEqual(digitClasses);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('give each payment entry its payment’s currency, card brand and amount, in the same key order (0030)', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      expect((await (await migratorFor(db.kysely, db.dialect)).migrateTo('0029_sqlite_dimension_indexes_carry_dimensions')).error).toBeUndefined();
+      const now = '2026-01-02T03:04:05.000Z';
+      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+      await sql`insert into accounts (id, tenant_id, name, email, name_folded, email_folded, currency, status, metadata, created_at, updated_at, resource)
+        values ('acc_1', 'ten_1', 'a', 'a@example.com', 'a', 'a@example.com', 'USD', 'active', '{"a":"b"}', ${now}, ${now}, '{}')`.execute(db.kysely);
+      await sql`insert into account_metadata (tenant_id, key, value, created_at, record_id) values ('ten_1', 'a', 'b', ${now}, 'acc_1')`.execute(db.kysely);
+      for (const [id, amount, currency, brand] of [
+        ['pay_1', 1234, 'USD', 'visa'],
+        ['pay_2', 99, 'EUR', 'amex'],
+      ] as const) {
+        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at, resource)
+          values (${id}, 'ten_1', 'acc_1', ${amount}, ${currency}, 'succeeded', 0, 'card', ${brand}, '4242', 12, 2030, 'fp', null, null, null, null,
+            '{"channel":"web"}', ${now}, ${now}, ${now}, '{}')`.execute(db.kysely);
+        await sql`insert into payment_metadata (tenant_id, key, value, created_at, record_id) values ('ten_1', 'channel', 'web', ${now}, ${id})`.execute(
+          db.kysely,
+        );
+      }
+      expect(await migrateToLatest(db.kysely, db.dialect)).toContain('0030_payment_entries_carry_dimensions');
+      const entries = await db.kysely
+        .selectFrom('payment_metadata')
+        .select(['tenant_id', 'key', 'value', 'record_id', 'currency', 'card_brand', 'amount'])
+        .orderBy('record_id')
+        .execute();
+      expect(entries.map((e) => ({ ...e, amount: Number(e.amount) }))).toEqual([
+        { tenant_id: 'ten_1', key: 'channel', value: 'web', record_id: 'pay_1', currency: 'USD', card_brand: 'visa', amount: 1234 },
+        { tenant_id: 'ten_1', key: 'channel', value: 'web', record_id: 'pay_2', currency: 'EUR', card_brand: 'amex', amount: 99 },
+      ]);
+      // Accounts' entries are left as they were; the value-and-record index is there again.
+      expect(await db.kysely.selectFrom('account_metadata').select(['key', 'value', 'record_id']).execute()).toEqual([
+        { key: 'a', value: 'b', record_id: 'acc_1' },
+      ]);
+      const indexes =
+        db.dialect === 'postgres'
+          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely)).rows
+          : (
+              await sql<{
+                name: string;
+              }>`select name from sqlite_master where type = 'index' and tbl_name = 'payment_metadata' and name not like 'sqlite_autoindex%' order by 1`.execute(
+                db.kysely,
+              )
+            ).rows;
+      expect(indexes.map((i) => i.name)).toEqual(
+        db.dialect === 'postgres' ? ['payment_metadata_pkey', 'payment_metadata_value_record'] : ['payment_metadata_value_record'],
+      );
     } finally {
       await drop();
     }

@@ -145,6 +145,69 @@ describe('a one-value metadata search in created_at order is read in its entries
     );
   });
 
+  it('pages a search beside currencies, card brands and an amount range in the entries (migration 0030), a smaller capture’s amount too, its total counted there', async () => {
+    const { key } = await t.tenant('entry-order-carried');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;
+    const payments = new Map<string, Resource>();
+    const currencies = ['EUR', 'USD', 'GBP'];
+    const cards = [CARDS.visa, CARDS.mastercard, CARDS.amex];
+    for (const instant of instants) {
+      await at(instant, async () => {
+        for (let n = 0; n < 21; n++) {
+          const metadata = n % 5 === 4 ? { tier: 'silver' } : n % 4 === 0 ? { tier: 'gold', channel: 'web' } : { tier: 'gold' };
+          // Amounts on and beside the bounds searched below; every fourth only authorized, captured for less later.
+          const body = {
+            account_id: account.id,
+            amount: [300, 299, 301, 500, 1000][n % 5] + (n > 9 ? 200 : 0),
+            currency: currencies[n % 3],
+            card: card(cards[Math.floor(n / 3) % 3]),
+            metadata,
+          };
+          const created = await t.send('POST', '/v3/payments', key, { ...body, capture: n % 4 !== 1 });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          payments.set(created.body.data.id, created.body.data);
+        }
+      });
+    }
+    // A capture of less than authorized lowers a payment's amount, across the bounds searched (300 → 299, 501 → 500, 700 → 300).
+    let lowered = 0;
+    for (const p of [...payments.values()].filter((r) => r.status === 'authorized')) {
+      const amount = p.amount === 300 ? 299 : p.amount === 501 ? 500 : p.amount === 700 ? 300 : undefined;
+      if (amount !== undefined && p.metadata.tier === 'gold') lowered++;
+      const captured = await t.send('POST', `/v3/payments/${p.id}/capture`, key, amount === undefined ? {} : { amount });
+      expect(captured.status, JSON.stringify(captured.body)).toBe(200);
+      payments.set(p.id, captured.body.data);
+    }
+    const all = [...payments.values()];
+    expect(lowered).toBeGreaterThan(3);
+    const [, second] = instants.map((d) => d.toISOString());
+    const gold = (r: Resource) => r.metadata.tier === 'gold';
+    const amount = (r: Resource) => r.amount as number;
+    const brand = (r: Resource) => (r.card as { brand: string }).brand;
+    const shapes: Array<[string, (r: Resource) => boolean]> = [
+      ['filter[currency]=EUR', (r) => r.currency === 'EUR'],
+      ['filter[currency]=EUR,GBP&filter[card_brand]=visa', (r) => ['EUR', 'GBP'].includes(r.currency as string) && brand(r) === 'visa'],
+      ['filter[amount][gte]=300', (r) => amount(r) >= 300],
+      ['filter[amount][gt]=300&filter[amount][lte]=500&filter[currency]=USD', (r) => amount(r) > 300 && amount(r) <= 500 && r.currency === 'USD'],
+      ['filter[amount][lt]=301', (r) => amount(r) < 301],
+      [`filter[card_brand]=mastercard,amex&filter[created_at][gte]=${second}`, (r) => ['mastercard', 'amex'].includes(brand(r)) && r.created_at >= second],
+    ];
+    for (const [filters, holds] of shapes) {
+      await checkEveryPage(key, '/v3/payments', all, { search: `filter[metadata][tier]=gold&${filters}`, keeps: (r) => gold(r) && holds(r) }, [1, 5]);
+    }
+    // Two keys and a currency: the lead's entries tested and probed, the total counted along them.
+    await checkEveryPage(
+      key,
+      '/v3/payments',
+      all,
+      {
+        search: 'filter[metadata][channel]=web&filter[metadata][tier]=gold&filter[currency]=EUR,USD',
+        keeps: (r) => gold(r) && r.metadata.channel === 'web' && r.currency !== 'GBP',
+      },
+      [2],
+    );
+  });
+
   it('pages a search of two keys along the entries of the one with fewer, the other probed, whichever is named first', async () => {
     const { key } = await t.tenant('entry-order-two-keys');
     const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;

@@ -29,6 +29,28 @@ describe('which metadata searches are read in their entries’ order (entryOrder
     );
   });
 
+  it('reads it so beside a payment’s currencies, card brands and amount range (migration 0030), with a created_at range too', () => {
+    const eur = { column: 'currency', match: 'in' as const, values: ['EUR', 'USD'] };
+    const visa = { column: 'card_brand', match: 'in' as const, values: ['visa'] };
+    const from = { column: 'amount', match: 'range' as const, op: 'gte' as const, value: 1000 };
+    const since = { column: 'created_at', match: 'range' as const, op: 'gte' as const, value: '2026-01-01T00:00:00.000Z' };
+    expect(readsInEntryOrder(tenant, query([gold, eur]))).toBe(true);
+    expect(readsInEntryOrder(tenant, query([visa, gold, from, since], sorted('created_at', 'desc')))).toBe(true);
+    // Not in another sort, beside a status (the entries do not carry it), nor for accounts, whose entries carry nothing (their currency changes).
+    expect(readsInEntryOrder(tenant, query([gold, from], sorted('amount', 'asc')))).toBe(false);
+    expect(readsInEntryOrder(tenant, query([gold, eur, { column: 'status', match: 'in', values: ['failed'] }]))).toBe(false);
+    expect(
+      readsInEntryOrder(
+        tenant,
+        query([
+          { ...gold, column: 'account_metadata' },
+          { column: 'currency', match: 'in', values: ['EUR'] },
+        ]),
+      ),
+    ).toBe(false);
+    expect(readsInEntryOrder(tenant, query([gold, { column: 'card_last4', match: 'in', values: ['4242'] }]))).toBe(false);
+  });
+
   it('chooses as lead the key searched for one value with the fewest entries, the first on a tie', () => {
     const web = { ...gold, key: 'channel', values: ['web'] };
     const some = { ...gold, key: 'channel', values: ['web', 'pos'] };
@@ -50,7 +72,6 @@ describe('which metadata searches are read in their entries’ order (entryOrder
         ]),
       ),
     ).toBe(false);
-    expect(readsInEntryOrder(tenant, query([gold, { column: 'currency', match: 'in', values: ['EUR'] }]))).toBe(false);
     expect(
       readsInEntryOrder(tenant, query([gold, { column: 'status', match: 'in', values: ['failed'] }, { column: 'currency', match: 'in', values: ['EUR'] }])),
     ).toBe(false);

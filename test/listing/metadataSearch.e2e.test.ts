@@ -73,6 +73,7 @@ const paymentArb = fc.record({
   amount: fc.integer({ min: 1, max: 5 }),
   currency: fc.constantFrom('EUR', 'USD'),
   outcome: fc.constantFrom('succeeded', 'authorized', 'failed'),
+  brand: fc.constantFrom('visa', 'mastercard', 'amex'),
 });
 const commandArb = fc.oneof(
   { weight: 2, arbitrary: accountArb },
@@ -95,6 +96,8 @@ const commandArb = fc.oneof(
       pick: fc.nat(),
       action: fc.constantFrom('capture', 'cancel', 'refund'),
       refund: fc.integer({ min: 1, max: 5 }),
+      // A capture of less than authorized lowers the amount the payment's entries carry (migration 0030).
+      capture: fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined, freq: 4 }),
     }),
   },
   {
@@ -116,6 +119,9 @@ const commandArb = fc.oneof(
       search: searchArb,
       status: sometimes(statusesArb),
       currency: sometimes(fc.constantFrom('EUR', 'USD')),
+      // Payments only: card brands and an amount range, which the entries carry (migration 0030).
+      brands: sometimes(fc.uniqueArray(fc.constantFrom('visa', 'mastercard', 'amex'), { minLength: 1, maxLength: 2 })),
+      amount: fc.option(fc.tuple(fc.constantFrom('gte', 'gt', 'lte', 'lt'), fc.integer({ min: 1, max: 5 })), { nil: undefined, freq: 2 }),
       created: sometimes(fc.tuple(fc.constantFrom('gte', 'gt', 'lte', 'lt'), fc.nat())),
       sort: fc.nat(),
       perPage: fc.integer({ min: 1, max: 3 }),
@@ -180,7 +186,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
    * Reads whose answer held records, and of those, pages past the first; reads of the service's own
    * way for which its counts choose the probe walk, and the drive: the model test must reach each.
    */
-  const reached = { found: 0, deeper: 0, probe: 0, drive: 0, entries: 0 };
+  const reached = { found: 0, deeper: 0, probe: 0, drive: 0, entries: 0, entriesBeside: 0 };
 
   beforeAll(async () => {
     t = await createTestApp();
@@ -216,12 +222,29 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
       params.push(`filter[status]=${statuses.join(',')}`);
       expected = expected.filter((r) => statuses.includes(r.status));
     }
+    // The filters beside the search that a payment's entries answer (migration 0030; created_at since 0023), or an account's (created_at).
+    let inEntries = 0;
     if (read.currency) {
       params.push(`filter[currency]=${read.currency}`);
       expected = expected.filter((r) => r.currency === read.currency);
+      if (table === 'payments') inEntries++;
+    }
+    if (read.brands && table === 'payments') {
+      const brands: string[] = read.brands;
+      params.push(`filter[card_brand]=${brands.join(',')}`);
+      expected = expected.filter((r) => brands.includes((r.card as { brand: string }).brand));
+      inEntries++;
+    }
+    if (read.amount && table === 'payments') {
+      const [op, at] = read.amount;
+      params.push(`filter[amount][${op}]=${at}`);
+      const holds = { gte: (a: number) => a >= at, gt: (a: number) => a > at, lte: (a: number) => a <= at, lt: (a: number) => a < at }[op];
+      expected = expected.filter((r) => holds(r.amount as number));
+      inEntries++;
     }
     const bound = read.created && pick(all, read.created[1])?.created_at;
     if (read.created && bound) {
+      inEntries++;
       const op = read.created[0];
       params.push(`filter[created_at][${op}]=${bound}`);
       const holds = { gte: (c: string) => c >= bound, gt: (c: string) => c > bound, lte: (c: string) => c <= bound, lt: (c: string) => c < bound }[op];
@@ -249,12 +272,13 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
       (read.way === 'counts' || read.way === 'deep') &&
       read.search.length === 1 &&
       read.search[0][1].length === 1 &&
-      // Nothing else but the sort and, since migration 0024, any of some statuses.
-      params.length === (statuses ? 3 : 2) &&
+      // Nothing else but the sort and, since migration 0024, any of some statuses; or, without statuses, filters the entries answer.
+      (params.length === (statuses ? 3 : 2) || (!statuses && params.length === 2 + inEntries)) &&
       scopeAccount === undefined &&
       sort.order.length === 1 &&
       sort.order[0][0] === 'created_at';
     if (entryOrder && expected.length > (page - 1) * read.perPage) reached.entries++;
+    if (entryOrder && inEntries > 0 && expected.length > (page - 1) * read.perPage) reached.entriesBeside++;
     else if (read.way === 'counts' && expected.length > (page - 1) * read.perPage) {
       // The plan the service's counts choose (metadataPlans.ts): the tenant's records in the list, the least entry count of a searched key.
       const records = [...(table === 'accounts' ? accounts : payments).values()];
@@ -262,7 +286,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         ...read.search.map(([k, values]) => records.filter((r) => Object.hasOwn(r.metadata, k) && values.includes(r.metadata[k])).length),
       );
       // The matches are counted (value × status counts) for one key, alone or with statuses, over the whole list; else taken to be the entries.
-      const counted = scopeAccount === undefined && read.search.length === 1 && !read.currency && !(read.created && bound);
+      const counted = scopeAccount === undefined && read.search.length === 1 && params.length === (statuses ? 3 : 2);
       const matches = counted ? expected.length : entries;
       // A first page (this instance's every page here): the skip is its OFFSET.
       const skip = (page - 1) * read.perPage;
@@ -361,7 +385,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
         case 'payment': {
           const account = pick([...accounts.values()], command.pick);
           if (account?.status !== 'active') break;
-          const number = command.outcome === 'failed' ? CARDS.declined : CARDS.visa;
+          const number = command.outcome === 'failed' ? CARDS.declined : CARDS[command.brand];
           const body = {
             account_id: account.id,
             amount: command.amount,
@@ -384,7 +408,9 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
           const refundable = (payment.status === 'succeeded' || payment.status === 'partially_refunded') && command.action === 'refund';
           if (!(payment.status === 'authorized' && command.action !== 'refund') && !refundable) break;
           const left = (payment.amount as number) - (payment.amount_refunded as number);
-          const body = command.action === 'refund' ? { amount: Math.min(command.refund, left) } : undefined;
+          const lower =
+            command.action === 'capture' && command.capture !== undefined ? { amount: Math.min(command.capture, payment.amount as number) } : undefined;
+          const body = command.action === 'refund' ? { amount: Math.min(command.refund, left) } : lower;
           const path = command.action === 'refund' ? 'refunds' : command.action;
           const response = await call(t.app, 'POST', `/v3/payments/${payment.id}/${path}`, key, body);
           expect(response.statusCode, response.body).toBeLessThan(300);
@@ -419,6 +445,8 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     expect(reached.drive, JSON.stringify(reached)).toBeGreaterThan(3);
     // Reads in the entries' order are rarer since transitions and status sets came in (3–7 a run seen): the bound leaves room.
     expect(reached.entries, JSON.stringify(reached)).toBeGreaterThan(1);
+    // Of those, beside a payment's currency, card brands or amount range (or a created_at range), counted and paged in the entries.
+    expect(reached.entriesBeside, JSON.stringify(reached)).toBeGreaterThan(0);
   }, 240_000);
 
   it('finds a record by a value of 500 characters, and not by a prefix of it', async () => {
