@@ -28,6 +28,7 @@ import { amountIndexesCarryCreatedAtMigration } from './migrations/0026_amount_i
 import { last4IndexCarriesFiltersMigration } from './migrations/0027_last4_index_carries_filters.ts';
 import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dimension_indexes_carry_dimensions.ts';
 import { sqliteDimensionIndexesCarryDimensionsMigration } from './migrations/0029_sqlite_dimension_indexes_carry_dimensions.ts';
+import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -67,6 +68,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0027_last4_index_carries_filters': last4IndexCarriesFiltersMigration(dialect),
     '0028_dimension_indexes_carry_dimensions': dimensionIndexesCarryDimensionsMigration(dialect),
     '0029_sqlite_dimension_indexes_carry_dimensions': sqliteDimensionIndexesCarryDimensionsMigration(dialect),
+    '0031_pair_buckets': pairBucketsMigration(dialect),
   };
 }
 

@@ -183,6 +183,7 @@ describe('migrations', () => {
         '0027_last4_index_carries_filters',
         '0028_dimension_indexes_carry_dimensions',
         '0029_sqlite_dimension_indexes_carry_dimensions',
+        '0031_pair_buckets',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -257,6 +258,10 @@ describe('migrations', () => {
         ['', '', '', ''],
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
+        // 0031: the pairs of status, currency and card brand.
+        ['', 'succeeded', 'USD', ''],
+        ['', 'succeeded', '', 'visa'],
+        ['', '', 'USD', 'visa'],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
       // 0021 and 0022: 1234 has four digits (class 04) and lead 1, above the round 1000 (class 0411),
       // its created_at buckets down to the hour for the whole list and its currency, in each.
@@ -407,6 +412,68 @@ describe('migrations', () => {
 
       expect((await migrator.migrateTo('0021_amount_class_buckets')).error).toBeUndefined();
       expect(await readClasses()).toEqual(digitClasses);
+    } finally {
+      await drop();
+    }
+  });
+
+  it('count the pairs of status, currency and card brand in buckets (0031) as a write counts them, and back', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const migrator = await migratorFor(db.kysely, db.dialect);
+      expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
+      const now = '2026-01-02T03:04:05.678Z';
+      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
+        values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+      // Every combination of three statuses, two currencies and two brands, across bucket edges of both columns.
+      const payments = Array.from({ length: 24 }, (_, i) => ({
+        id: `pay_${i}`,
+        amount: [999, 1000, 1001, 12_345][i % 4],
+        status: ['succeeded', 'failed', 'refunded'][i % 3],
+        currency: ['USD', 'EUR'][Math.floor(i / 3) % 2],
+        brand: ['visa', 'amex'][Math.floor(i / 6) % 2],
+        created_at: new Date(Date.parse(now) + i * 299_999 + (i % 7) * 86_400_000).toISOString(),
+      }));
+      for (const p of payments) {
+        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
+          values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, ${p.status}, 0, 'card', ${p.brand}, '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
+          db.kysely,
+        );
+      }
+      const readBuckets = async () =>
+        (
+          await db.kysely
+            .selectFrom('list_buckets')
+            .select(['sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'n'])
+            .orderBy(['sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket'])
+            .execute()
+        ).map(
+          (b) =>
+            `${b.sort_key} ${b.level} ${b.account_id || '-'} ${b.status || '-'} ${b.currency || '-'} ${b.card_brand || '-'} ${Number(b.bucket)} ${Number(b.n)}`,
+        );
+      const pairRows = (rows: string[]) =>
+        rows.filter(
+          (r) =>
+            r
+              .split(' ')
+              .slice(2, 6)
+              .filter((v) => v !== '-').length === 2,
+        );
+      expect((await migrator.migrateTo('0029_sqlite_dimension_indexes_carry_dimensions')).error).toBeUndefined();
+      const before = await readBuckets();
+      expect(pairRows(before)).toEqual([]);
+      expect((await migrator.migrateTo('0031_pair_buckets')).error).toBeUndefined();
+      const after = await readBuckets();
+      // Three pairs, 8 levels each (4 of created_at, 4 of amount), and every payment in one bucket of each.
+      expect(pairRows(after).reduce((n, r) => n + Number(r.split(' ')[7]), 0)).toBe(3 * 8 * payments.length);
+      expect(after.filter((r) => !pairRows(after).includes(r))).toEqual(before);
+      // The code's rebuild (a recount), which counts every slice as a write does, gives the same rows.
+      await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
+      expect(await readBuckets()).toEqual(after);
+      expect((await migrator.migrateTo('0029_sqlite_dimension_indexes_carry_dimensions')).error).toBeUndefined();
+      expect(await readBuckets()).toEqual(before);
     } finally {
       await drop();
     }
