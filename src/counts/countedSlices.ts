@@ -54,17 +54,21 @@ export function isCountedList(list: string): list is CountedList {
 
 /**
  * The slices of payments that bucket counts place pages in and total ranges of (listBuckets.ts),
- * each with the kind of bucket levels it keeps: the whole list, each single dimension (one
- * account's with coarse levels only), and the pairs of status, currency and card brand (issue 31
- * item 1), so that a list narrowed by two of them beside a created_at or amount range is totalled
- * and placed in O(buckets) rather than counted row by row (0.1–0.4 s at 1M). Each slice costs a
- * create 8 bucket rows (4 levels of each bucketed column) in the one upsert it writes anyway, and
- * a status change 16 per slice with the status in it; measured with the bench's writes scenario
- * (docs/performance.md, "Pairs of dimensions bucketed"): the three pairs together cost creates/s
- * PAIR_COST_MEASURED, so all three are kept. Pairs with the account are not: one account's list
- * has indexes of its own and few rows, and they would cost every create as much again. A triple
- * (status × currency × card brand) is not bucketed either: its range is counted in the status
- * index that carries the other two (leadDimension.ts, migration 0028/0029).
+ * each with the kind of bucket levels it keeps: the whole list and each single dimension with
+ * fine levels (one account's with coarse ones), and the pairs of status, currency and card brand
+ * with coarse ones (issue 31 item 1): a list narrowed by two of them beside a created_at or amount
+ * range is totalled and placed from its buckets rather than counted row by row (0.1–0.5 s at 1M).
+ *
+ * Why coarse (16 days and day; 1 and 2 leading digits), measured at 1M payments
+ * (docs/performance.md, "Pairs of status, currency and card brand bucketed"): the fine levels cost
+ * a create 24 more bucket rows, its write statements 18 % more CPU on SQLite (2.00 → 2.44 ms a
+ * create) and list_buckets 3.1M more rows (5-minute and 4-digit buckets: about one per payment
+ * and pair); the coarse ones 12 rows, 6 %, 66k rows, and page 1 and the page at 90 % of the three
+ * lists measured took the same time within the machine's noise either way (a deep page skips at
+ * most one day's or one 2-digit amount bucket's rows of the pair in its index). Pairs with the
+ * account are not bucketed (one account's lists have indexes of their own), nor the triple of
+ * status × currency × card brand: beside a range it is counted in the index of the one with a
+ * single value, which carries the others (leadDimension.ts, valuePlans.ts; migrations 0028, 0029).
  */
 export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: SliceKind }> = [
   { dims: [], kind: 'tenant' },
@@ -72,9 +76,9 @@ export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: 
   { dims: ['account_id'], kind: 'account' },
   { dims: ['currency'], kind: 'tenant' },
   { dims: ['card_brand'], kind: 'tenant' },
-  { dims: ['status', 'currency'], kind: 'tenant' },
-  { dims: ['status', 'card_brand'], kind: 'tenant' },
-  { dims: ['currency', 'card_brand'], kind: 'tenant' },
+  { dims: ['status', 'currency'], kind: 'account' },
+  { dims: ['status', 'card_brand'], kind: 'account' },
+  { dims: ['currency', 'card_brand'], kind: 'account' },
 ];
 
 /** The slice of `dims` that a record with these values lies in ('' in every other dimension). */
