@@ -60,12 +60,14 @@ export function isCountedList(list: string): list is CountedList {
  * range is totalled and placed from its buckets rather than counted row by row (0.1–0.5 s at 1M).
  *
  * Why coarse (16 days and day; 1 and 2 leading digits), measured at 1M payments
- * (docs/performance.md, "Pairs of status, currency and card brand bucketed"): the fine levels cost
- * a create 24 more bucket rows, its write statements 18 % more CPU on SQLite (2.00 → 2.44 ms a
- * create) and list_buckets 3.1M more rows (5-minute and 4-digit buckets: about one per payment
- * and pair); the coarse ones 12 rows, 6 %, 66k rows, and page 1 and the page at 90 % of the three
- * lists measured took the same time within the machine's noise either way (a deep page skips at
- * most one day's or one 2-digit amount bucket's rows of the pair in its index). Pairs with the
+ * (docs/performance.md, "Pairs of status, currency and card brand bucketed"): with the fine levels
+ * a create writes 24 more bucket rows, its write statements did 0.82× the creates per CPU second
+ * on SQLite (501 → 410), and list_buckets holds 3.1M more rows (the 5-minute and 4-digit buckets:
+ * about one per payment and pair); with the coarse ones 12 rows, 0.87× (489 → 417), 66k rows. The
+ * statements being a fifth to a third of a create, that is 3–5 % of creates/s (the service's own
+ * rate could not show it under the machine's load), and page 1 and the page at 90 % of the lists
+ * measured took the same time either way within that load's noise (a deep page skips at most one
+ * day's or one 2-digit amount bucket's rows of the pair in its index). Pairs with the
  * account are not bucketed (one account's lists have indexes of their own), nor the triple of
  * status × currency × card brand: beside a range it is counted in the index of the one with a
  * single value, which carries the others (leadDimension.ts, valuePlans.ts; migrations 0028, 0029).
