@@ -41,6 +41,25 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
   };
 }
 
+/** A database at 0002 holding tenant ten_1 and its account acc_1 (USD), created at `now`: what later migrations backfill from. */
+async function atIdempotencyWithAnAccount(db: Db, now: string) {
+  const migrator = await migratorFor(db.kysely, db.dialect);
+  expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
+  await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+  await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
+    values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+  return migrator;
+}
+
+/** A payment of acc_1 as written at 0002: its row alone, no counts. */
+async function insertOldPayment(db: Db, p: { id: string; amount: number; currency: string; status?: string; brand?: string; created_at: string }) {
+  await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+      card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
+    values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, ${p.status ?? 'succeeded'}, 0, 'card', ${p.brand ?? 'visa'}, '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
+    db.kysely,
+  );
+}
+
 describe('migrations', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     'leave no lock behind on any server connection, behind a pooler too: the lock ends with their transaction',
@@ -295,12 +314,8 @@ describe('migrations', () => {
   it('add amount classes of one significant digit (0022), then of two on the coarse levels (0025), beside the classes of digits, counted as a write counts them, and back', async () => {
     const { db, drop } = await emptyDatabase();
     try {
-      const migrator = await migratorFor(db.kysely, db.dialect);
-      expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
       const now = '2026-01-02T03:04:05.678Z';
-      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
-      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
-        values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+      const migrator = await atIdempotencyWithAnAccount(db, now);
       // Round values, one either side, 0, past 11 digits and below 0; across currencies and hours.
       const amounts = [-5, 0, 1, 2, 9, 10, 11, 19, 20, 21, 99, 100, 101, 500, 999, 1000, 1001, 4999, 5000, 5000, 5001, 10_000, 99_999_999_999, 123_456_789_012];
       const payments = amounts.map((amount, i) => ({
@@ -309,13 +324,7 @@ describe('migrations', () => {
         currency: ['USD', 'EUR', 'GBP'][i % 3],
         created_at: new Date(Date.parse(now) + (i % 5) * 3_600_000 + i * 86_400_000 * 3).toISOString(),
       }));
-      for (const p of payments) {
-        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
-            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
-          values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
-          db.kysely,
-        );
-      }
+      for (const p of payments) await insertOldPayment(db, p);
       const readClasses = async () =>
         (
           await db.kysely
@@ -425,12 +434,8 @@ describe('migrations', () => {
   it('count the pairs of status, currency and card brand in buckets (0031) as a write counts them, and back', async () => {
     const { db, drop } = await emptyDatabase();
     try {
-      const migrator = await migratorFor(db.kysely, db.dialect);
-      expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
       const now = '2026-01-02T03:04:05.678Z';
-      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
-      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
-        values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+      const migrator = await atIdempotencyWithAnAccount(db, now);
       // Every combination of three statuses, two currencies and two brands, across bucket edges of both columns.
       const payments = Array.from({ length: 24 }, (_, i) => ({
         id: `pay_${i}`,
@@ -440,13 +445,7 @@ describe('migrations', () => {
         brand: ['visa', 'amex'][Math.floor(i / 6) % 2],
         created_at: new Date(Date.parse(now) + i * 299_999 + (i % 7) * 86_400_000).toISOString(),
       }));
-      for (const p of payments) {
-        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
-            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
-          values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, ${p.status}, 0, 'card', ${p.brand}, '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
-          db.kysely,
-        );
-      }
+      for (const p of payments) await insertOldPayment(db, p);
       const readBuckets = async () =>
         (
           await db.kysely

@@ -139,6 +139,20 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     return seen;
   }
 
+  /** `check`, and the middle page (a deep one, past page 3) placed by bucket counts. */
+  async function checkPlacedByBuckets(filters: Record<string, string[]>, ranges: Array<[string, Op, number]>, sort: string) {
+    await check(filters, ranges, sort);
+    const query = [
+      ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
+      ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
+      `sort=${sort}`,
+    ].join('&');
+    const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
+    expect(middle, query).toBeGreaterThan(3);
+    const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
+    expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
+  }
+
   const pick = <K extends keyof Row>(k: K, i: number) => [...new Set(rows.map((r) => r[k]))].sort()[i] as string;
 
   it('of created_at ranges on bucket edges, a millisecond off them and on records’ own times, alone and with each counted filter', async () => {
@@ -232,18 +246,7 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       ],
       [{ account_id: [pick('account_id', 1)] }, [['created_at', 'lt', edge]], 'created_at'],
     ];
-    for (const [filters, ranges, sort] of cases) {
-      await check(filters, ranges, sort);
-      const query = [
-        ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
-        ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
-        `sort=${sort}`,
-      ].join('&');
-      const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
-      expect(middle, query).toBeGreaterThan(3);
-      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
-      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
-    }
+    for (const [filters, ranges, sort] of cases) await checkPlacedByBuckets(filters, ranges, sort);
   }, 300_000);
 
   it('of two counted dimensions and a range on the sort’s column: totals and deep pages from the pair’s own bucket counts', async () => {
@@ -274,18 +277,7 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       [{ status: ['succeeded'], card_brand: ['visa'] }, [['created_at', 'lt', edge + 1]], '-created_at'],
       [{ currency: [c1], status: ['succeeded', 'refunded', 'failed'] }, [['created_at', 'gt', edge - 3_600_000 - 1]], 'created_at'],
     ];
-    for (const [filters, ranges, sort] of cases) {
-      await check(filters, ranges, sort);
-      const query = [
-        ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
-        ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
-        `sort=${sort}`,
-      ].join('&');
-      const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
-      expect(middle, query).toBeGreaterThan(3);
-      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
-      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
-    }
+    for (const [filters, ranges, sort] of cases) await checkPlacedByBuckets(filters, ranges, sort);
     // Three of them are no bucketed slice: still exact, counted row by row.
     await check({ status: ['succeeded'], currency: [c0], card_brand: ['visa'] }, [['amount', 'gte', 1000]], 'amount');
   }, 300_000);
