@@ -29,8 +29,13 @@ export interface CapturedCreate {
    * status and by account (not by currency and card brand either): what the slices cost a write.
    */
   before0018: CompiledQuery[];
-  /** Count and bucket rows a create upserts, now and before migration 0018. */
-  rows: { now: { counts: number; buckets: number }; before0018: { counts: number; buckets: number } };
+  /**
+   * The same transaction without the bucket rows of the pairs of status, currency and card brand
+   * (migration 0031, issue 31 item 1): what bucketing the pairs costs a write.
+   */
+  withoutPairs: CompiledQuery[];
+  /** Count and bucket rows a create upserts, now, before migration 0018 and without the pairs' buckets. */
+  rows: { now: { counts: number; buckets: number }; before0018: { counts: number; buckets: number }; withoutPairs: { counts: number; buckets: number } };
 }
 
 export async function captureCreate(dialect: 'sqlite' | 'postgres', url: string, tenantId: string, account: { id: string; currency: string }): Promise<CapturedCreate> {
@@ -68,9 +73,17 @@ export async function captureCreate(dialect: 'sqlite' | 'postgres', url: string,
     const ids = new Set(statements.flatMap((s) => s.parameters.filter((p): p is string => typeof p === 'string' && /^(evt|dlv)_[0-9A-Z]{26}$/.test(p))));
     const paymentInsert = statements.find((s) => /insert into "payments"/.test(s.sql));
     if (!paymentInsert) throw new Error('the captured create inserted no payment');
-    const trimmed = statements.map((s) => withoutNewSlices(s, dialect));
+    const trimmed = statements.map((s) => withoutRows(s, dialect, (_, row) => isNewSlice(row)));
+    const withoutPairs = statements.map((s) => withoutRows(s, dialect, (table, row) => table === 'list_buckets' && isPairSlice(row)));
     const rows = (list: CompiledQuery[]) => ({ counts: countedRowsIn(list, 'list_counts'), buckets: countedRowsIn(list, 'list_buckets') });
-    return { statements, paymentInsert, unique: [paymentId, ...ids, key], before0018: trimmed, rows: { now: rows(statements), before0018: rows(trimmed) } };
+    return {
+      statements,
+      paymentInsert,
+      unique: [paymentId, ...ids, key],
+      before0018: trimmed,
+      withoutPairs,
+      rows: { now: rows(statements), before0018: rows(trimmed), withoutPairs: rows(withoutPairs) },
+    };
   } finally {
     await close();
   }
@@ -129,23 +142,30 @@ const ROW_COLUMNS = {
 /** Whether a counted row (by its columns) lies in a slice narrowed by currency or card brand: one migration 0018 added. */
 const isNewSlice = (row: Record<string, unknown>) => row.currency !== '' || row.card_brand !== '';
 
+/** Whether a counted row lies in a pair of status, currency and card brand (bucketed since migration 0031). */
+const isPairSlice = (row: Record<string, unknown>) => row.account_id === '' && [row.status, row.currency, row.card_brand].filter((v) => v !== '').length === 2;
+
+type CountedTable = 'list_counts' | 'list_buckets';
+
 /**
- * The statement without the rows of the slices migration 0018 added. PostgreSQL's counted rows
- * go as one array per column (counts/countedRows.ts): the arrays are filtered. SQLite's as rows
- * of placeholders (listCounts.ts, listBuckets.ts): the rows are dropped and the text rebuilt.
+ * The statement without the counted rows `drop` picks. PostgreSQL's counted rows go as one array
+ * per column (counts/countedRows.ts): the arrays are filtered. SQLite's as rows of placeholders
+ * (listCounts.ts, listBuckets.ts): the rows are dropped and the text rebuilt.
  */
-function withoutNewSlices(query: CompiledQuery, dialect: 'sqlite' | 'postgres'): CompiledQuery {
+function withoutRows(query: CompiledQuery, dialect: 'sqlite' | 'postgres', drop: (table: CountedTable, row: Record<string, unknown>) => boolean): CompiledQuery {
   if (dialect === 'postgres') {
     if (!/insert into list_(counts|buckets)/.test(query.sql)) return query;
     const arrays = query.parameters.map((p, i) => [p, i] as const).filter(([p]) => Array.isArray(p));
-    const groups: Array<{ columns: string[]; at: number[] }> = [];
-    if (/insert into list_counts/.test(query.sql)) groups.push({ columns: COUNT_COLUMNS, at: arrays.slice(0, 7).map(([, i]) => i) });
+    const groups: Array<{ table: CountedTable; columns: string[]; at: number[] }> = [];
+    if (/insert into list_counts/.test(query.sql)) groups.push({ table: 'list_counts', columns: COUNT_COLUMNS, at: arrays.slice(0, 7).map(([, i]) => i) });
     const bucketsFrom = groups.length ? 7 : 0;
-    if (/insert into list_buckets/.test(query.sql)) groups.push({ columns: BUCKET_COLUMNS, at: arrays.slice(bucketsFrom, bucketsFrom + 10).map(([, i]) => i) });
+    if (/insert into list_buckets/.test(query.sql))
+      groups.push({ table: 'list_buckets', columns: BUCKET_COLUMNS, at: arrays.slice(bucketsFrom, bucketsFrom + 10).map(([, i]) => i) });
     const parameters = [...query.parameters];
-    for (const { columns, at } of groups) {
+    for (const { table, columns, at } of groups) {
       const column = (name: string) => query.parameters[at[columns.indexOf(name)]] as unknown[];
-      const keep = column('currency').map((_, r) => !isNewSlice({ currency: column('currency')[r], card_brand: column('card_brand')[r] }));
+      const rowAt = (r: number) => Object.fromEntries(['account_id', 'status', 'currency', 'card_brand'].map((c) => [c, column(c)[r]]));
+      const keep = column('currency').map((_, r) => !drop(table, rowAt(r)));
       for (const i of at) parameters[i] = (query.parameters[i] as unknown[]).filter((_, r) => keep[r]);
     }
     return { ...query, parameters };
@@ -156,7 +176,7 @@ function withoutNewSlices(query: CompiledQuery, dialect: 'sqlite' | 'postgres'):
   const rows: unknown[][] = [];
   for (let i = 0; i < query.parameters.length; i += width) rows.push(query.parameters.slice(i, i + width) as unknown[]);
   const named = (row: unknown[]) => Object.fromEntries(ROW_COLUMNS[table].map((c, i) => [c, row[i]]));
-  const kept = rows.filter((row) => !isNewSlice(named(row)));
+  const kept = rows.filter((row) => !drop(table, named(row)));
   const placeholders = `(${Array(width).fill('?').join(', ')})`;
   const sql = query.sql.replace(/values \(.*\) on conflict/, `values ${kept.map(() => placeholders).join(', ')} on conflict`);
   return { ...query, sql, parameters: kept.flat() };

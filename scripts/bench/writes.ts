@@ -88,6 +88,8 @@ export interface WritesResult {
   sqlFloor: number[];
   /** The SQL floor with the counted rows of before migration 0018 (issue 31: what the slices cost a write), per round. */
   sqlFloorBefore0018: number[];
+  /** The SQL floor without the pairs' bucket rows (migration 0031: what bucketing the pairs costs a write), per round. */
+  sqlFloorWithoutPairs: number[];
   countedRows: CapturedCreate['rows'];
   /** Sampled waits of ours' connections while it wrote (PostgreSQL): share of samples per wait and statement. */
   waits: Record<string, Array<[string, number]>>;
@@ -356,7 +358,7 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
     const floorDb = await prepareTarget(dialect, 'floor', ours.dir);
     floorTargets.push(floorDb);
     const captured: CapturedCreate = await captureCreate(dialect, floorDb.url, floorDb.tenantId, floorDb.accounts[1]);
-    const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], sqlFloorBefore0018: [], countedRows: captured.rows, waits: {} };
+    const result: WritesResult = { dialect, connections: options.connections, seconds: options.seconds, load: '', targets: {}, plainInsert: [], sqlFloor: [], sqlFloorBefore0018: [], sqlFloorWithoutPairs: [], countedRows: captured.rows, waits: {} };
     for (const t of targets) {
       result.targets[t.name] = { spread: [], one: [] };
       if (dialect === 'postgres') {
@@ -383,6 +385,7 @@ export async function measureWrites(dialect: BenchDialect, options: WritesOption
         const floors = [
           async () => result.sqlFloor.push(await floorRate({ dialect, url: floorDb.url }, captured.statements, captured, options.seconds, options.connections)),
           async () => result.sqlFloorBefore0018.push(await floorRate({ dialect, url: floorDb.url }, captured.before0018, captured, options.seconds, options.connections)),
+          async () => result.sqlFloorWithoutPairs.push(await floorRate({ dialect, url: floorDb.url }, captured.withoutPairs, captured, options.seconds, options.connections)),
         ];
         for (const floor of round % 2 ? floors : floors.reverse()) await floor();
       }
@@ -428,13 +431,18 @@ export function printWrites(r: WritesResult): void {
   }
   console.log(`| plain INSERT transaction | | ${r.plainInsert.map(f0).join(', ')} | ${f0(median(r.plainInsert))} | | | | | |`);
   console.log(`| the service's write statements (${r.dialect === 'postgres' ? 'pgbench' : 'one connection, in-process'}) | | ${r.sqlFloor.map(f0).join(', ')} | ${f0(median(r.sqlFloor))} | | | | | |`);
-  const { now, before0018 } = r.countedRows;
+  const { now, before0018, withoutPairs } = r.countedRows;
   console.log(
     `| the same with the counted rows of before migration 0018 (${before0018.counts} + ${before0018.buckets} rows, not ${now.counts} + ${now.buckets}) | | ${r.sqlFloorBefore0018.map(f0).join(', ')} | ${f0(median(r.sqlFloorBefore0018))} | | | | | |`,
+  );
+  console.log(
+    `| the same without the pairs' bucket rows (migration 0031: ${withoutPairs.buckets} bucket rows, not ${now.buckets}) | | ${r.sqlFloorWithoutPairs.map(f0).join(', ')} | ${f0(median(r.sqlFloorWithoutPairs))} | | | | | |`,
   );
   console.log('\nRatios, round by round (median):\n');
   const slicesCost = r.sqlFloor.map((x, i) => x / r.sqlFloorBefore0018[i]);
   console.log(`- the SQL floor with migration 0018's slices ÷ without: ${median(slicesCost).toFixed(2)}× (rounds ${slicesCost.map((x) => x.toFixed(2)).join(', ')})`);
+  const pairsCost = r.sqlFloor.map((x, i) => x / r.sqlFloorWithoutPairs[i]);
+  console.log(`- the SQL floor with the pairs' buckets ÷ without: ${median(pairsCost).toFixed(2)}× (rounds ${pairsCost.map((x) => x.toFixed(2)).join(', ')})`);
   for (const [name, t] of Object.entries(r.targets)) {
     for (const mode of ['spread', 'one'] as const) {
       const vsInsert = t[mode].map((x, i) => x.rps / r.plainInsert[i]);

@@ -54,9 +54,23 @@ export function isCountedList(list: string): list is CountedList {
 
 /**
  * The slices of payments that bucket counts place pages in and total ranges of (listBuckets.ts),
- * each with the kind of bucket levels it keeps: the whole list, and by each single dimension
- * (one account's with coarse levels only). Combinations are not bucketed: each costs a write as
- * many rows as a single dimension does.
+ * each with the kind of bucket levels it keeps: the whole list and each single dimension with
+ * fine levels (one account's with coarse ones), and the pairs of status, currency and card brand
+ * with coarse ones (issue 31 item 1): a list narrowed by two of them beside a created_at or amount
+ * range is totalled and placed from its buckets rather than counted row by row (0.1–0.5 s at 1M).
+ *
+ * Why coarse (16 days and day; 1 and 2 leading digits), measured at 1M payments
+ * (docs/performance.md, "Pairs of status, currency and card brand bucketed"): with the fine levels
+ * a create writes 24 more bucket rows, its write statements did 0.82× the creates per CPU second
+ * on SQLite (501 → 410), and list_buckets holds 3.1M more rows (the 5-minute and 4-digit buckets:
+ * about one per payment and pair); with the coarse ones 12 rows, 0.87× (489 → 417), 66k rows. The
+ * statements being a fifth to a third of a create, that is 3–5 % of creates/s (the service's own
+ * rate could not show it under the machine's load), and page 1 and the page at 90 % of the lists
+ * measured took the same time either way within that load's noise (a deep page skips at most one
+ * day's or one 2-digit amount bucket's rows of the pair in its index). Pairs with the
+ * account are not bucketed (one account's lists have indexes of their own), nor the triple of
+ * status × currency × card brand: beside a range it is counted in the index of the one with a
+ * single value, which carries the others (leadDimension.ts, valuePlans.ts; migrations 0028, 0029).
  */
 export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: SliceKind }> = [
   { dims: [], kind: 'tenant' },
@@ -64,6 +78,9 @@ export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: 
   { dims: ['account_id'], kind: 'account' },
   { dims: ['currency'], kind: 'tenant' },
   { dims: ['card_brand'], kind: 'tenant' },
+  { dims: ['status', 'currency'], kind: 'account' },
+  { dims: ['status', 'card_brand'], kind: 'account' },
+  { dims: ['currency', 'card_brand'], kind: 'account' },
 ];
 
 /** The slice of `dims` that a record with these values lies in ('' in every other dimension). */

@@ -64,7 +64,7 @@ export class CreatedRowsTally {
     for (let c = 0; c < BUCKETED_COLUMNS.length; c++) this.#values[c] = sortValueOf(p, BUCKETED_COLUMNS[c]);
     for (let s = 0; s < TALLIED_SLICES.length; s++) {
       const { dims, kind, finest } = TALLIED_SLICES[s];
-      // Bucketed slices have at most one dimension: its value alone keys the slice's tally.
+      // A slice's dimension values key its tally (a single dimension's value alone, a pair's joined).
       const key = dims.length === 0 ? '' : dims.length === 1 ? p[dims[0]] : dims.map((d) => p[d]).join('\u0000');
       let tally = this.#slices[s].get(key);
       if (!tally) this.#slices[s].set(key, (tally = { ...sliceKeyOf(p, dims), kind, finest: BUCKETED_COLUMNS.map(() => new Map()) }));

@@ -8,7 +8,7 @@
  */
 export type BucketedColumn = 'created_at' | 'amount';
 
-/** Slices of the whole tenant are large and get fine levels; one account's slices get coarse ones only (fewer rows to keep). */
+/** Slices of the whole tenant are large and get fine levels; one account's slices (and the pairs of dimensions, countedSlices.ts) get coarse ones only (fewer rows to keep). */
 export type SliceKind = 'tenant' | 'account';
 
 export interface BucketLevel {

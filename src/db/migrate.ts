@@ -29,6 +29,7 @@ import { last4IndexCarriesFiltersMigration } from './migrations/0027_last4_index
 import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dimension_indexes_carry_dimensions.ts';
 import { sqliteDimensionIndexesCarryDimensionsMigration } from './migrations/0029_sqlite_dimension_indexes_carry_dimensions.ts';
 import { paymentEntriesCarryDimensionsMigration } from './migrations/0030_payment_entries_carry_dimensions.ts';
+import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -69,6 +70,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0028_dimension_indexes_carry_dimensions': dimensionIndexesCarryDimensionsMigration(dialect),
     '0029_sqlite_dimension_indexes_carry_dimensions': sqliteDimensionIndexesCarryDimensionsMigration(dialect),
     '0030_payment_entries_carry_dimensions': paymentEntriesCarryDimensionsMigration(dialect),
+    '0031_pair_buckets': pairBucketsMigration(dialect),
   };
 }
 

@@ -54,7 +54,7 @@ export function countedSlice(table: ListTable, scope: ListScope, query: ListQuer
   return sliced && sliced.ranges.length === 0 ? sliced.slice : undefined;
 }
 
-/** Which bucket counts cover a slice (countedSlices.ts: the whole list and each single dimension). */
+/** Which bucket counts cover a slice (countedSlices.ts: the whole list, each single dimension, and the pairs of status, currency and card brand). */
 export function bucketSliceKind(table: ListTable, slice: ListSlice): SliceKind | undefined {
   if (!isCountedList(table)) return undefined;
   return bucketKindOf(table, narrowedDimensions(slice));

@@ -41,6 +41,25 @@ async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {
   };
 }
 
+/** A database at 0002 holding tenant ten_1 and its account acc_1 (USD), created at `now`: what later migrations backfill from. */
+async function atIdempotencyWithAnAccount(db: Db, now: string) {
+  const migrator = await migratorFor(db.kysely, db.dialect);
+  expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
+  await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
+  await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
+    values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+  return migrator;
+}
+
+/** A payment of acc_1 as written at 0002: its row alone, no counts. */
+async function insertOldPayment(db: Db, p: { id: string; amount: number; currency: string; status?: string; brand?: string; created_at: string }) {
+  await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
+      card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
+    values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, ${p.status ?? 'succeeded'}, 0, 'card', ${p.brand ?? 'visa'}, '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
+    db.kysely,
+  );
+}
+
 describe('migrations', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     'leave no lock behind on any server connection, behind a pooler too: the lock ends with their transaction',
@@ -184,6 +203,7 @@ describe('migrations', () => {
         '0028_dimension_indexes_carry_dimensions',
         '0029_sqlite_dimension_indexes_carry_dimensions',
         '0030_payment_entries_carry_dimensions',
+        '0031_pair_buckets',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -258,6 +278,10 @@ describe('migrations', () => {
         ['', '', '', ''],
         ['', 'succeeded', '', ''],
         ['acc_1', '', '', ''],
+        // 0031: the pairs of status, currency and card brand.
+        ['', 'succeeded', 'USD', ''],
+        ['', 'succeeded', '', 'visa'],
+        ['', '', 'USD', 'visa'],
       ].sort((x, y) => (JSON.stringify(x) < JSON.stringify(y) ? -1 : 1));
       // 0021 and 0022: 1234 has four digits (class 04) and lead 1, above the round 1000 (class 0411),
       // its created_at buckets down to the hour for the whole list and its currency, in each.
@@ -267,7 +291,12 @@ describe('migrations', () => {
       ];
       expect(buckets).toEqual([
         ...(['amount', 'created_at'] as const).flatMap((sortKey) =>
-          slices.flatMap((slice) => levels[sortKey].slice(0, slice[0] === 'acc_1' ? 2 : 4).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
+          slices.flatMap((slice) =>
+            // One account's slices and (0031) the pairs keep the coarse levels alone.
+            levels[sortKey]
+              .slice(0, slice[0] === 'acc_1' || slice.filter((v) => v !== '').length === 2 ? 2 : 4)
+              .map((bucket, level) => [sortKey, level, ...slice, bucket, 1]),
+          ),
         ),
         ...(['created_at.a04', 'created_at.a0411'] as const).flatMap((sortKey) =>
           classSlices.flatMap((slice) => levels.created_at.slice(0, 3).map((bucket, level) => [sortKey, level, ...slice, bucket, 1])),
@@ -286,12 +315,8 @@ describe('migrations', () => {
   it('add amount classes of one significant digit (0022), then of two on the coarse levels (0025), beside the classes of digits, counted as a write counts them, and back', async () => {
     const { db, drop } = await emptyDatabase();
     try {
-      const migrator = await migratorFor(db.kysely, db.dialect);
-      expect((await migrator.migrateTo('0002_idempotency')).error).toBeUndefined();
       const now = '2026-01-02T03:04:05.678Z';
-      await sql`insert into tenants (id, name, created_at) values ('ten_1', 'old', ${now})`.execute(db.kysely);
-      await sql`insert into accounts (id, tenant_id, name, email, currency, status, metadata, created_at, updated_at)
-        values ('acc_1', 'ten_1', 'A', 'a@example.com', 'USD', 'active', '{}', ${now}, ${now})`.execute(db.kysely);
+      const migrator = await atIdempotencyWithAnAccount(db, now);
       // Round values, one either side, 0, past 11 digits and below 0; across currencies and hours.
       const amounts = [-5, 0, 1, 2, 9, 10, 11, 19, 20, 21, 99, 100, 101, 500, 999, 1000, 1001, 4999, 5000, 5000, 5001, 10_000, 99_999_999_999, 123_456_789_012];
       const payments = amounts.map((amount, i) => ({
@@ -300,13 +325,7 @@ describe('migrations', () => {
         currency: ['USD', 'EUR', 'GBP'][i % 3],
         created_at: new Date(Date.parse(now) + (i % 5) * 3_600_000 + i * 86_400_000 * 3).toISOString(),
       }));
-      for (const p of payments) {
-        await sql`insert into payments (id, tenant_id, account_id, amount, currency, status, amount_refunded, method, card_brand, card_last4,
-            card_exp_month, card_exp_year, card_fingerprint, description, reference, failure_code, failure_message, metadata, captured_at, created_at, updated_at)
-          values (${p.id}, 'ten_1', 'acc_1', ${p.amount}, ${p.currency}, 'succeeded', 0, 'card', 'visa', '4242', 12, 2030, 'fp', 'd', null, null, null, '{}', ${p.created_at}, ${p.created_at}, ${p.created_at})`.execute(
-          db.kysely,
-        );
-      }
+      for (const p of payments) await insertOldPayment(db, p);
       const readClasses = async () =>
         (
           await db.kysely
@@ -450,7 +469,11 @@ describe('migrations', () => {
       ]);
       const indexes =
         db.dialect === 'postgres'
-          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely)).rows
+          ? (
+              await sql<{
+                name: string;
+              }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely)
+            ).rows
           : (
               await sql<{
                 name: string;
@@ -461,6 +484,59 @@ describe('migrations', () => {
       expect(indexes.map((i) => i.name)).toEqual(
         db.dialect === 'postgres' ? ['payment_metadata_pkey', 'payment_metadata_value_record'] : ['payment_metadata_value_record'],
       );
+    } finally {
+      await drop();
+    }
+  });
+
+  it('count the pairs of status, currency and card brand in buckets (0031) as a write counts them, and back', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const now = '2026-01-02T03:04:05.678Z';
+      const migrator = await atIdempotencyWithAnAccount(db, now);
+      // Every combination of three statuses, two currencies and two brands, across bucket edges of both columns.
+      const payments = Array.from({ length: 24 }, (_, i) => ({
+        id: `pay_${i}`,
+        amount: [999, 1000, 1001, 12_345][i % 4],
+        status: ['succeeded', 'failed', 'refunded'][i % 3],
+        currency: ['USD', 'EUR'][Math.floor(i / 3) % 2],
+        brand: ['visa', 'amex'][Math.floor(i / 6) % 2],
+        created_at: new Date(Date.parse(now) + i * 299_999 + (i % 7) * 86_400_000).toISOString(),
+      }));
+      for (const p of payments) await insertOldPayment(db, p);
+      const readBuckets = async () =>
+        (
+          await db.kysely
+            .selectFrom('list_buckets')
+            .select(['sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket', 'n'])
+            .orderBy(['sort_key', 'level', 'account_id', 'status', 'currency', 'card_brand', 'bucket'])
+            .execute()
+        ).map(
+          (b) =>
+            `${b.sort_key} ${b.level} ${b.account_id || '-'} ${b.status || '-'} ${b.currency || '-'} ${b.card_brand || '-'} ${Number(b.bucket)} ${Number(b.n)}`,
+        );
+      const pairRows = (rows: string[]) =>
+        rows.filter(
+          (r) =>
+            r
+              .split(' ')
+              .slice(2, 6)
+              .filter((v) => v !== '-').length === 2,
+        );
+      expect((await migrator.migrateTo('0030_payment_entries_carry_dimensions')).error).toBeUndefined();
+      const before = await readBuckets();
+      expect(pairRows(before)).toEqual([]);
+      expect((await migrator.migrateTo('0031_pair_buckets')).error).toBeUndefined();
+      const after = await readBuckets();
+      // Three pairs, on the coarse levels (2 of created_at, 2 of amount), and every payment in one bucket of each.
+      expect(pairRows(after).reduce((n, r) => n + Number(r.split(' ')[7]), 0)).toBe(3 * 4 * payments.length);
+      expect(after.filter((r) => !pairRows(after).includes(r))).toEqual(before);
+      // The code's rebuild (a recount), which counts every slice as a write does, gives the same rows.
+      await db.kysely.transaction().execute((trx) => rebuildBuckets(trx, db.dialect));
+      expect(await readBuckets()).toEqual(after);
+      // Back to 0030 (the one before; 0030 has no way down).
+      expect((await migrator.migrateTo('0030_payment_entries_carry_dimensions')).error).toBeUndefined();
+      expect(await readBuckets()).toEqual(before);
     } finally {
       await drop();
     }

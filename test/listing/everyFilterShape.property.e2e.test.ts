@@ -537,6 +537,37 @@ const amountOrderQueryArb = fc
       sort: descending ? '-amount' : 'amount',
     }),
   );
+/**
+ * Two of status, currency and card brand (one value or several in each) beside a created_at or an
+ * amount range (and now and then both), sorted by either column: totals and deep pages from the
+ * pair's own bucket counts (counts/countedSlices.ts BUCKETED_SLICES, migration 0031), while
+ * captures, cancels, refunds and declined cards move payments in and out of the pair's status.
+ */
+const pairQueryArb = fc
+  .tuple(
+    paymentQueryArb,
+    fc.constantFrom(['status', 'currency'] as const, ['status', 'cardBrand'] as const, ['currency', 'cardBrand'] as const),
+    fc.oneof(fc.constantFrom(['succeeded'], ['authorized'], ['failed'], ['succeeded', 'refunded']), subsetArb(PAYMENT_STATUSES)),
+    fc.subarray(CURRENCIES.slice(0, 3), { minLength: 1, maxLength: 2 }),
+    fc.subarray(['visa', 'mastercard', 'amex'], { minLength: 1, maxLength: 2 }),
+    fc.oneof(
+      createdAtArb.map((createdAt) => ({ createdAt, amount: undefined })),
+      edgeQueryArb.map((q) => ({ createdAt: q.createdAt, amount: undefined })),
+      rangeArb(amountPickArb).map((amount) => ({ createdAt: undefined, amount })),
+      fc.tuple(createdAtArb, rangeArb(amountPickArb)).map(([createdAt, amount]) => ({ createdAt, amount })),
+    ),
+  )
+  .map(
+    ([q, pair, status, currency, cardBrand, ranges]): QuerySpec => ({
+      ...q,
+      byPath: undefined,
+      accountIds: undefined,
+      status: pair.includes('status' as never) ? [...status] : undefined,
+      currency: pair.includes('currency' as never) ? currency : undefined,
+      cardBrand: pair.includes('cardBrand' as never) ? cardBrand : undefined,
+      ...ranges,
+    }),
+  );
 /** The second instance (every page the deep way) serves two reads in three. */
 const readInstanceArb = fc.constantFrom(0, 1, 1);
 
@@ -548,6 +579,7 @@ const read = fc
       { weight: 2, arbitrary: edgeQueryArb },
       { weight: 3, arbitrary: amountClassQueryArb },
       { weight: 2, arbitrary: amountOrderQueryArb },
+      { weight: 3, arbitrary: pairQueryArb },
       { weight: 1, arbitrary: accountQueryArb },
     ),
     readInstanceArb,
@@ -647,6 +679,21 @@ const writes = [
           },
         ),
       ),
+  ),
+  // A declined card: a failed payment (still a 201), now and then placed on an edge.
+  fc.tuple(pickArb, amountArb, instanceArb, fc.option(instantPickArb, { nil: undefined })).map(([accountPick, amount, instance, at]) =>
+    command(`create declined payment account#${accountPick} amount=${amount} @${instance}${at ? `, placed at ${instantText(at)}` : ''}`, async (run) => {
+      const account = await pickAccount(run.db.kysely, run.tenantId, accountPick, 'open');
+      if (!account) return;
+      const created = await inject(run, instance, 'POST', '/v3/payments', {
+        account_id: account.id,
+        amount,
+        currency: account.currency,
+        card: card(CARDS.declined),
+      });
+      expectStatus('create declined payment', created, 201);
+      if (at) await redate(run, created.body.data.id as string, await resolveInstant(run, at));
+    }),
   ),
   fc.tuple(pickArb, instantPickArb).map(([pick, at]) =>
     command(`move payment#${pick} to ${instantText(at)}, as if its transaction had taken that timestamp`, async (run) => {

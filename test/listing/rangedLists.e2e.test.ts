@@ -139,6 +139,20 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
     return seen;
   }
 
+  /** `check`, and the middle page (a deep one, past page 3) placed by bucket counts. */
+  async function checkPlacedByBuckets(filters: Record<string, string[]>, ranges: Array<[string, Op, number]>, sort: string) {
+    await check(filters, ranges, sort);
+    const query = [
+      ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
+      ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
+      `sort=${sort}`,
+    ].join('&');
+    const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
+    expect(middle, query).toBeGreaterThan(3);
+    const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
+    expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
+  }
+
   const pick = <K extends keyof Row>(k: K, i: number) => [...new Set(rows.map((r) => r[k]))].sort()[i] as string;
 
   it('of created_at ranges on bucket edges, a millisecond off them and on records’ own times, alone and with each counted filter', async () => {
@@ -232,18 +246,40 @@ describe('lists narrowed by counted filters and a range: exact totals and pages'
       ],
       [{ account_id: [pick('account_id', 1)] }, [['created_at', 'lt', edge]], 'created_at'],
     ];
-    for (const [filters, ranges, sort] of cases) {
-      await check(filters, ranges, sort);
-      const query = [
-        ...Object.entries(filters).map(([d, vs]) => `filter[${d}]=${vs.join(',')}`),
-        ...ranges.map(([c, op, b]) => `filter[${c}][${op}]=${encodeURIComponent(c === 'created_at' ? iso(b) : String(b))}`),
-        `sort=${sort}`,
-      ].join('&');
-      const middle = Math.ceil(expected(filters, ranges, sort).length / 7 / 2);
-      expect(middle, query).toBeGreaterThan(3);
-      const response = await t.get(`/v3/payments?${query}&per_page=7&page=${middle}`, key);
-      expect(response.headers['x-page-strategy'], query).toMatch(/^buckets/);
-    }
+    for (const [filters, ranges, sort] of cases) await checkPlacedByBuckets(filters, ranges, sort);
+  }, 300_000);
+
+  it('of two counted dimensions and a range on the sort’s column: totals and deep pages from the pair’s own bucket counts', async () => {
+    // A pair of status, currency and card brand (countedSlices.ts BUCKETED_SLICES, migration 0031),
+    // one value or several in each, beside a created_at or amount range on bucket edges and off them.
+    const edge = Date.parse('2026-08-01T00:00:00Z');
+    const counts = new Map<string, number>();
+    for (const r of rows) counts.set(r.currency, (counts.get(r.currency) ?? 0) + 1);
+    const [c0, c1] = [...counts].sort((a, b) => b[1] - a[1]).map(([c]) => c);
+    const cases: Array<[Record<string, string[]>, Array<[string, Op, number]>, string]> = [
+      [
+        { status: ['succeeded'], currency: [c0] },
+        [
+          ['created_at', 'gte', edge - 60 * DAY],
+          ['created_at', 'lt', edge + 40 * DAY],
+        ],
+        'created_at',
+      ],
+      [{ status: ['succeeded', 'failed'], card_brand: ['visa', 'mastercard'] }, [['amount', 'gte', 1000]], 'amount'],
+      [
+        { currency: [c0, c1], card_brand: ['mastercard', 'visa'] },
+        [
+          ['amount', 'gt', 999],
+          ['amount', 'lte', 50_000],
+        ],
+        '-amount',
+      ],
+      [{ status: ['succeeded'], card_brand: ['visa'] }, [['created_at', 'lt', edge + 1]], '-created_at'],
+      [{ currency: [c1], status: ['succeeded', 'refunded', 'failed'] }, [['created_at', 'gt', edge - 3_600_000 - 1]], 'created_at'],
+    ];
+    for (const [filters, ranges, sort] of cases) await checkPlacedByBuckets(filters, ranges, sort);
+    // Three of them are no bucketed slice: still exact, counted row by row.
+    await check({ status: ['succeeded'], currency: [c0], card_brand: ['visa'] }, [['amount', 'gte', 1000]], 'amount');
   }, 300_000);
 
   it('sorted by the range’s column, ranges alike but for the buckets before them: each deep page placed by its own runs', async () => {
