@@ -14,8 +14,7 @@ import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
 import type { ListEndpoint } from '../listing/listHandler.ts';
-import { wholeListSelect } from '../listing/listPageQueries.ts';
-import { listTotalSelect } from '../listing/fetchListPage.ts';
+import { exportStatements } from './exportStatements.ts';
 import type { ListSpec } from '../listquery/listSpec.ts';
 import { readListQuery, type RawListQuery } from '../listquery/parseListQuery.ts';
 import { YoungGenerationSweep } from './youngGenerationSweep.ts';
@@ -135,17 +134,16 @@ export function exportHandler(endpoint: Omit<ListEndpoint, 'lists' | 'publicUrl'
           // The total as the list takes it: from the counts every write keeps in its transaction when
           // the filters are a counted slice, or a bucketed slice and a range (read in the snapshot, so
           // exactly the rows it holds), else row by row. Counting 1M rows took SQLite's one thread ~1 s, the loop held meanwhile.
-          const total = listTotalSelect(db.kysely, db.dialect, table, scope, query).select;
+          const { total, rows } = await exportStatements(db.kysely, db.dialect, table, scope, query);
           const [{ n }] = await snapshot.all<{ n: number | string }>(total.compile());
-          return { snapshot, n, kysely: db.kysely };
+          return { snapshot, n, select: rows.compile() };
         } catch (error) {
           await snapshot.close();
           throw error;
         }
       });
       reader = opened.snapshot;
-      const { n, kysely } = opened;
-      const select = wholeListSelect(kysely, table, scope, query).compile();
+      const { n, select } = opened;
       const sent = { count: 0 };
       const chunks = reader.lines(select);
       rows = chunks;

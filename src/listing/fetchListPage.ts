@@ -399,14 +399,31 @@ function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListRequest) 
   return countSelect(db, list.table, list.scope, list.query);
 }
 
-/** The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan test and exports. */
-export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
+/** SQLite: a keyed filter whose counts chose its plan (keyedFilters.ts): its column, and how its rows are read (ListRequest's `walk`). */
+export interface KeyedPlan {
+  column: string;
+  walk: boolean | undefined;
+}
+
+/**
+ * The select of a list's exact total as the service reads it (`n`): for `npm run explain`, the plan
+ * test and exports. `keyed`: the keyed filter's plan, whose index then counts the total.
+ */
+export function listTotalSelect(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, keyed?: KeyedPlan) {
   const list = listRequest(table, scope, dialect === 'sqlite' ? withLeadDimension(table, scope, query) : query);
+  if (keyed) list.keyed = keyed.column;
   const counted = searchesMetadata(query) && totalIsValueCount(scope, query);
   return {
     select: totalSelect(db, dialect, list),
     from: list.slice ? 'list_counts' : list.ranged ? 'list_buckets and edge rows' : counted ? 'metadata_value_counts' : 'count',
   };
+}
+
+/** The query of every row of a list (an export's), written for a keyed plan as a page's rows are (rowsQueryOf). */
+export function wholeListQuery(dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery, keyed?: KeyedPlan): ListQuery {
+  const list = listRequest(table, scope, query);
+  if (keyed) Object.assign(list, { keyed: keyed.column, walk: keyed.walk });
+  return rowsQueryOf(dialect, list);
 }
 
 /** `limit` rows after `skip` rows of the list in `query`'s order, inside the caller's snapshot, for lists that bucket counts do not place. */

@@ -277,6 +277,12 @@ export function sortedIdsPageSelect(db: Kysely<Database>, table: ListTable, scop
   return pageOfIds(db, table, scope, query, rowLimit(limit), skip, sql`+tenant_id`);
 }
 
+/** SQLite: every row of the list as sortedIdsPageSelect reads a page (their ids sorted in an index alone, then the rows by id): an export's keyed plan (keyedFilters.ts). */
+export function sortedIdsListSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery): PageSelect {
+  // LIMIT -1: SQLite's "no limit" (an OFFSET needs a LIMIT before it).
+  return pageOfIds(db, table, scope, query, sql<number>`-1`, 0, sql`+tenant_id`);
+}
+
 function pageOfIds(
   db: Kysely<Database>,
   table: ListTable,
