@@ -10,8 +10,8 @@
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import type { CompiledQuery } from 'kysely';
-import { captureCreate, sqliteParameters, type CapturedCreate } from './writeStatements.ts';
-import { floorRate } from './writeFloors.ts';
+import { captureCreate, type CapturedCreate } from './writeStatements.ts';
+import { floorRate, replayCreates } from './writeFloors.ts';
 import { median } from './median.ts';
 
 const [dialect, url, roundsText = '10', secondsText = '2'] = process.argv.slice(2) as ['sqlite' | 'postgres', string, string?, string?];
@@ -44,17 +44,8 @@ async function tenantAndAccount(): Promise<{ tenantId: string; account: { id: st
 function sqliteCpuRate(statements: CompiledQuery[], captured: CapturedCreate): number {
   const db = new DatabaseSync(sqlitePath);
   for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000']) db.exec(`PRAGMA ${pragma}`);
-  const prepared = statements.map((s) => db.prepare(s.sql));
-  let runs = 0;
   const cpu = process.cpuUsage();
-  const until = performance.now() + seconds * 1000;
-  while (performance.now() < until) {
-    const suffix = `-${process.pid}-${Date.now()}-${runs}`;
-    db.exec('begin immediate');
-    statements.forEach((s, i) => prepared[i].run(...(sqliteParameters(s, captured.unique, suffix) as Array<string | number | null>)));
-    db.exec('commit');
-    runs++;
-  }
+  const runs = replayCreates(db, statements, captured, seconds);
   const used = process.cpuUsage(cpu);
   db.close();
   return runs / ((used.user + used.system) / 1e6);

@@ -49,10 +49,17 @@ function sqliteLoop(path: string, statements: CompiledQuery[], captured: Capture
   db.exec('PRAGMA synchronous = NORMAL');
   db.exec('PRAGMA foreign_keys = ON');
   db.exec('PRAGMA busy_timeout = 5000');
+  const started = performance.now();
+  const rate = replayCreates(db, statements, captured, seconds) / ((performance.now() - started) / 1000);
+  db.close();
+  return rate;
+}
+
+/** SQLite: `statements` replayed as one transaction each, fresh unique values every time, for `seconds`: how many ran. */
+export function replayCreates(db: DatabaseSync, statements: CompiledQuery[], captured: CapturedCreate, seconds: number): number {
   const prepared = statements.map((s) => db.prepare(s.sql));
   let runs = 0;
-  const started = performance.now();
-  const until = started + seconds * 1000;
+  const until = performance.now() + seconds * 1000;
   while (performance.now() < until) {
     const suffix = `-${process.pid}-${Date.now()}-${runs}`;
     db.exec('begin immediate');
@@ -60,7 +67,5 @@ function sqliteLoop(path: string, statements: CompiledQuery[], captured: Capture
     db.exec('commit');
     runs++;
   }
-  const rate = runs / ((performance.now() - started) / 1000);
-  db.close();
-  return rate;
+  return runs;
 }
