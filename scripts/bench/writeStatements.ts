@@ -3,6 +3,7 @@ import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
 import type { Db } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
+import { BUCKETED_SLICES, DIMENSIONS } from '../../src/counts/countedSlices.ts';
 import { nodeSqliteDialect, openSqlite } from '../../src/db/nodeSqliteDialect.ts';
 import { runIdempotent } from '../../src/idempotency/runIdempotent.ts';
 import { insertPayment } from '../../src/payments/paymentWrites.ts';
@@ -142,8 +143,14 @@ const ROW_COLUMNS = {
 /** Whether a counted row (by its columns) lies in a slice narrowed by currency or card brand: one migration 0018 added. */
 const isNewSlice = (row: Record<string, unknown>) => row.currency !== '' || row.card_brand !== '';
 
-/** Whether a counted row lies in a pair of status, currency and card brand (bucketed since migration 0031). */
-const isPairSlice = (row: Record<string, unknown>) => row.account_id === '' && [row.status, row.currency, row.card_brand].filter((v) => v !== '').length === 2;
+/** The bucketed slices of two dimensions: the pairs of status, currency and card brand (migration 0031). */
+const PAIR_SLICES = BUCKETED_SLICES.filter((s) => s.dims.length === 2);
+
+/** Whether a counted row (by its columns) lies in one of the pairs' slices: exactly the pair's dimensions narrowed. */
+const isPairSlice = (row: Record<string, unknown>) => {
+  const narrowed = DIMENSIONS.filter((d) => row[d] !== '');
+  return PAIR_SLICES.some((s) => s.dims.length === narrowed.length && s.dims.every((d) => narrowed.includes(d)));
+};
 
 type CountedTable = 'list_counts' | 'list_buckets';
 
