@@ -30,6 +30,7 @@ import { dimensionIndexesCarryDimensionsMigration } from './migrations/0028_dime
 import { sqliteDimensionIndexesCarryDimensionsMigration } from './migrations/0029_sqlite_dimension_indexes_carry_dimensions.ts';
 import { paymentEntriesCarryDimensionsMigration } from './migrations/0030_payment_entries_carry_dimensions.ts';
 import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
+import { paymentEntriesCarryStatusMigration } from './migrations/0032_payment_entries_carry_status.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -71,6 +72,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0029_sqlite_dimension_indexes_carry_dimensions': sqliteDimensionIndexesCarryDimensionsMigration(dialect),
     '0030_payment_entries_carry_dimensions': paymentEntriesCarryDimensionsMigration(dialect),
     '0031_pair_buckets': pairBucketsMigration(dialect),
+    '0032_payment_entries_carry_status': paymentEntriesCarryStatusMigration(dialect),
   };
 }
 

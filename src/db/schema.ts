@@ -203,6 +203,8 @@ export interface PaymentMetadataEntryTable extends MetadataEntryTable {
   currency: string;
   card_brand: string;
   amount: number;
+  /** The payment's status (migration 0032): rewritten with it. */
+  status: string;
 }
 
 /** How many of a tenant's records of a list hold a metadata key's value, one shard's share (migration 0020). */

@@ -1,4 +1,4 @@
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { PREPARED } from '../db/preparedStatements.ts';
 import type { PageParams } from '../pagination/pageParams.ts';
@@ -50,18 +50,27 @@ export function readsInEntryOrder(scope: ListScope, query: ListQuery): boolean {
   const others = query.conditions.filter((c) => c.match !== 'metadata');
   const statusOnly = others.length <= 1 && others.every((c) => c.match === 'in' && c.column === 'status');
   return (
-    search.some((c) => c.values.length === 1) &&
+    search.length > 0 &&
     (statusOnly || others.every((c) => testedInEntries(search[0].column, c))) &&
     scope.accountId === undefined &&
     scope.endpointId === undefined &&
     query.sort.length === 1 &&
-    query.sort[0].column === 'created_at'
+    ordersEntries(search[0].column, query.sort[0].column)
   );
 }
 
-/** Which searched keys (by their number among the metadata conditions) could lead: those searched for one value. */
+/**
+ * Whether the entries of `entryTable` are kept in the order of `column` too: created_at, every
+ * list's (the primary key, migration 0023); a payment's amount (`payment_metadata_amount_order`,
+ * migration 0032).
+ */
+export function ordersEntries(entryTable: string, column: string): boolean {
+  return column === 'created_at' || (column === 'amount' && entryTable === METADATA_ENTRY_TABLE.payments);
+}
+
+/** Which searched keys (by their number among the metadata conditions) could lead: every one, the fewest entries chosen. */
 export function entryOrderLeads(query: ListQuery): number[] {
-  return query.conditions.filter((c) => c.match === 'metadata').flatMap((c, i) => (c.values.length === 1 ? [i] : []));
+  return query.conditions.filter((c) => c.match === 'metadata').map((_, i) => i);
 }
 
 /**
@@ -91,12 +100,14 @@ const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc
  * The page `paging.offset` rows into a search readsInEntryOrder recognises, with its total, as one
  * statement on either database: `select t.n as total, p.resource from t left join (page) p`, one
  * row with a null resource when the page is empty. The page is read from the nearer end of the
- * entries of the searched key number `lead` (entryOrderLead; the first that could lead when not
- * given), chosen in the statement from its own total (the same snapshot): two branches of a
- * UNION ALL under conditions on that total alone, one reading forward OFFSET `offset`, the other
- * backward from the end; the one whose condition fails reads nothing (its LIMIT is 0, and on
- * PostgreSQL its condition is a One-Time Filter). Only the page's rows are put in order at the
- * end (at most per_page).
+ * entries of the searched key number `lead` (entryOrderLead; the first when not given), in the
+ * order of the list's sort column (ordersEntries), chosen in the statement from its own total
+ * (the same snapshot): two branches of a UNION ALL under conditions on that total alone, one
+ * reading forward OFFSET `offset`, the other backward from the end; the one whose condition fails
+ * reads nothing (its LIMIT is 0, and on PostgreSQL its condition is a One-Time Filter). Several
+ * values of the lead: one run of entries per value, each in the sort's order, merged (a UNION ALL
+ * under the ORDER BY: PostgreSQL's Merge Append, SQLite's MERGE), so the skip still steps over
+ * entries alone. Only the page's rows are put in order at the end (at most per_page).
  */
 export function entryOrderPageStatement(
   dialect: Dialect,
@@ -113,6 +124,7 @@ export function entryOrderPageStatement(
   const entries = sql.table(entryTable);
   // The entries walked under their own name (as their plans name them: test/listing/queryPlans.e2e.test.ts).
   const e = (column: string) => sql.ref(`${entryTable}.${column}`);
+  const column = query.sort[0].column;
   const direction = query.sort[0].direction;
   const greatest = dialect === 'postgres' ? 'greatest' : 'max';
   const least = dialect === 'postgres' ? 'least' : 'min';
@@ -120,36 +132,54 @@ export function entryOrderPageStatement(
   const perPage = sql`cast(${paging.perPage} as bigint)`;
   // Forward from the start when the page is no nearer the end (pageOf's choice, in SQL).
   const forward = sql`(${offset} * 2 + ${perPage} <= (select n from t))`;
-  // With statuses: each entry's record tested by id, one row (OFFSET 0: PostgreSQL keeps it a per-entry test, not a join).
-  const inStatuses = statuses
-    ? sql` and exists (select 1 from ${sql.table(table)} as s where s.id = ${e('record_id')} and s.tenant_id = ${scope.tenantId} and s.status in (${sql.join(statuses)}) limit 1 offset 0)`
-    : sql``;
-  // A created_at range, a payment's currencies, card brands, amount range: each entry's own columns (entryConditions.ts).
+  // Statuses the entries do not carry (an account's): each entry's record tested by id, one row (OFFSET 0: PostgreSQL keeps it a per-entry test, not a join).
+  const statusCarried = query.conditions.some((c) => c.match === 'in' && c.column === 'status' && testedInEntries(entryTable, c));
+  const inStatuses =
+    statuses && !statusCarried
+      ? sql` and exists (select 1 from ${sql.table(table)} as s where s.id = ${e('record_id')} and s.tenant_id = ${scope.tenantId} and s.status in (${sql.join(statuses)}) limit 1 offset 0)`
+      : sql``;
+  // A created_at range, a payment's statuses, currencies, card brands, amount range: each entry's own columns (entryConditions.ts).
   const inEntries = entryConditionsSql(entryTable, query.conditions);
-  const matching = leadEntriesWhere(entryTable, scope.tenantId, keys, lead, sql`${inStatuses}${inEntries}`);
-  const ordered = (d: 'asc' | 'desc') => sql`order by created_at ${sql.raw(d)}, record_id ${sql.raw(d)}`;
+  const more = sql`${inStatuses}${inEntries}`;
+  const ordered = (d: 'asc' | 'desc') => sql`order by ${sql.ref(column)} ${sql.raw(d)}, record_id ${sql.raw(d)}`;
+  // One run per value of the lead, each in the sort's order in its index, merged under the ORDER BY that follows: SQLite
+  // merges a compound's arms (MERGE (UNION ALL)); PostgreSQL only runs it gives a Merge Append of (each ordered in a
+  // subquery of its own: an arm with a WHERE is not pulled up into the append, and without its ORDER BY it is sorted whole).
+  const runs = (d: 'asc' | 'desc', branch: RawBuilder<unknown>) => {
+    const run = (value: string) =>
+      sql`select ${e(column)}, ${e('record_id')} from ${entries} where ${leadEntriesWhere(entryTable, scope.tenantId, keys, lead, more, [value])} and ${branch}`;
+    const values = keys[lead].values;
+    if (values.length === 1) return run(values[0]);
+    if (dialect === 'sqlite') return sql.join(values.map(run), sql` union all `);
+    return sql`select * from (${sql.join(
+      values.map((v) => sql`(${run(v)} ${ordered(d)})`),
+      sql` union all `,
+    )}) as runs`;
+  };
   // The branch not taken has LIMIT 0 too: SQLite tests a condition on a subquery row by row, and would step through its skip doing so.
-  const fromStart = sql`select ${e('created_at')}, ${e('record_id')} from ${entries} where ${matching} and ${forward} ${ordered(direction)}
+  const fromStart = sql`${runs(direction, forward)} ${ordered(direction)}
     limit (select case when ${forward} then ${perPage} else 0 end) offset (${offset} + 0)`;
-  const fromEnd = sql`select ${e('created_at')}, ${e('record_id')} from ${entries} where ${matching} and not ${forward} ${ordered(flip(direction))}
+  const fromEnd = sql`${runs(flip(direction), sql`not ${forward}`)} ${ordered(flip(direction))}
     limit (select case when ${forward} then 0 else ${sql.raw(greatest)}(0, ${sql.raw(least)}(${perPage}, n - ${offset})) end from t)
     offset (select ${sql.raw(greatest)}(0, n - ${offset} - ${perPage}) from t)`;
   // Each record by its id: PostgreSQL's LATERAL with LIMIT 1 is a nested loop from the page's entries whatever a generic plan guesses.
-  // (SQLite: the table under its own name, as its plan names it: test/listing/queryPlans.e2e.test.ts.)
+  // (SQLite: the table under its own name, as its plan names it: test/listing/queryPlans.e2e.test.ts; CROSS JOIN keeps the
+  // page's entries outer, which SQLite's planner otherwise swaps for a walk of the tenant's records when the runs are merged.)
   const record =
     dialect === 'postgres'
       ? sql`cross join lateral (select resource from ${sql.table(table)} where id = m.record_id and tenant_id = ${scope.tenantId} limit 1) as r`
-      : sql`join ${sql.table(table)} on ${sql.ref(`${table}.id`)} = m.record_id and ${sql.ref(`${table}.tenant_id`)} = ${scope.tenantId}`;
+      : sql`cross join ${sql.table(table)} on ${sql.ref(`${table}.id`)} = m.record_id and ${sql.ref(`${table}.tenant_id`)} = ${scope.tenantId}`;
   const resource = dialect === 'postgres' ? sql.ref('r.resource') : sql.ref(`${table}.resource`);
-  const page = sql`select ${resource} as resource, m.created_at, m.record_id
+  const page = sql`select ${resource} as resource, ${sql.ref(`m.${column}`)} as sorted, m.record_id
     from (select * from (${fromStart}) as f union all select * from (${fromEnd}) as b) as m ${record}`;
-  // One key: its values' maintained counts in those statuses. Several, or conditions in the entries: counted along the lead's entries, as the page walks them.
-  const tested = query.conditions.some((c) => testedInEntries(entryTable, c));
+  // One key beside statuses at most: its values' maintained counts in those statuses. Several, or other conditions in the
+  // entries: counted along the lead's entries, as the page walks them.
+  const tested = query.conditions.some((c) => testedInEntries(entryTable, c) && !(c.match === 'in' && c.column === 'status'));
   const total =
     keys.length === 1 && !tested
       ? valueCountSql(scope.tenantId, table as MetadataList, keys[0].key, keys[0].values, statuses)
-      : leadEntriesCount(entryTable, scope.tenantId, keys, lead, sql`${inStatuses}${inEntries}`);
+      : leadEntriesCount(entryTable, scope.tenantId, keys, lead, more);
   const d = sql.raw(direction);
   return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
-    select t.n as total, p.resource from t left join (${page}) as p on true order by p.created_at ${d}, p.record_id ${d}`;
+    select t.n as total, p.resource from t left join (${page}) as p on true order by p.sorted ${d}, p.record_id ${d}`;
 }

@@ -12,9 +12,17 @@ const anyOf = (column: RawBuilder<unknown>, values: readonly string[]) =>
  * record's entry of each other key, one descent of (tenant_id, key, value, record_id) (the index
  * `…_value_record`, index-only; OFFSET 0 keeps PostgreSQL from making the EXISTS a join). A
  * record has one value per key, so these entries are the matching records, each once, and none
- * of the records is read. `more`: further tests of each entry (its record's status).
+ * of the records is read. `more`: further tests of each entry (its record's status); `leadValues`: those of the
+ * lead's values (one run of a merge: entryOrderPage.ts).
  */
-export function leadEntriesWhere(entryTable: string, tenantId: string, keys: SearchedKey[], lead: number, more: RawBuilder<unknown> = sql``) {
+export function leadEntriesWhere(
+  entryTable: string,
+  tenantId: string,
+  keys: SearchedKey[],
+  lead: number,
+  more: RawBuilder<unknown> = sql``,
+  leadValues = keys[lead].values,
+) {
   const e = (column: string) => sql.ref(`${entryTable}.${column}`);
   const probes = keys
     .filter((_, i) => i !== lead)
@@ -25,7 +33,7 @@ export function leadEntriesWhere(entryTable: string, tenantId: string, keys: Sea
           c.values,
         )} and o.record_id = ${e('record_id')} limit 1 offset 0)`,
     );
-  return sql`${e('tenant_id')} = ${tenantId} and ${e('key')} = ${keys[lead].key} and ${anyOf(e('value'), keys[lead].values)}${sql.join(probes, sql``)}${more}`;
+  return sql`${e('tenant_id')} = ${tenantId} and ${e('key')} = ${keys[lead].key} and ${anyOf(e('value'), leadValues)}${sql.join(probes, sql``)}${more}`;
 }
 
 /** How many records match a search of metadata keys (leadEntriesWhere, `more` tests too), counted along the lead's entries. */

@@ -21,17 +21,18 @@ export interface EntryRecord {
 }
 
 /**
- * The columns of its record a list's entries carry (migration 0030): a payment's currency,
- * card_brand and amount, which a search beside those filters tests in the entries; an account's
- * none (its currency and status change).
+ * The columns of its record a list's entries carry: a payment's currency, card_brand and amount
+ * (migration 0030) and status (migration 0032), which a search beside those filters tests in the
+ * entries; an account's none (its currency and status change, and its entries are few to rewrite
+ * only for a payment's).
  */
-export const CARRIED_COLUMNS = { accounts: [], payments: ['currency', 'card_brand', 'amount'] } as const satisfies Record<
+export const CARRIED_COLUMNS = { accounts: [], payments: ['currency', 'card_brand', 'amount', 'status'] } as const satisfies Record<
   MetadataList,
   ReadonlyArray<keyof PaymentMetadataEntryTable>
 >;
 
 /** What a record's entries carry of it: its CARRIED_COLUMNS. */
-export type Carried = Partial<Pick<PaymentMetadataEntryTable, 'currency' | 'card_brand' | 'amount'>>;
+export type Carried = Partial<Pick<PaymentMetadataEntryTable, 'currency' | 'card_brand' | 'amount' | 'status'>>;
 
 /** The carried columns of `record` in `list` (CARRIED_COLUMNS), every one required to be there. */
 export function carriedOf(list: MetadataList, record: Carried): Carried {
@@ -100,22 +101,23 @@ export async function deleteMetadataEntries(
 }
 
 /**
- * A payment's entries after a capture changed its amount (less than authorized: the only change of
- * a carried column, migration 0030), in the capture's transaction: each entry found by its key,
- * value and record (the `payment_metadata_value_record` index).
+ * A payment's entries after a write changed what they carry of it: its status (any move of it,
+ * migration 0032) or its amount (a capture of less than was authorized, migration 0030), in the
+ * write's transaction: each entry found by its key, value and record (the
+ * `payment_metadata_value_record` index). Nothing else they carry changes after create.
  */
-export async function setEntriesAmount(
+export async function setEntriesCarried(
   trx: Transaction<Database>,
   tenantId: string,
   recordId: string,
   metadata: string | Record<string, string>,
-  amount: number,
+  changes: Pick<Carried, 'status' | 'amount'>,
 ): Promise<void> {
   const pairs: Record<string, string> = typeof metadata === 'string' ? JSON.parse(metadata) : metadata;
   for (const [key, value] of Object.entries(pairs)) {
     await trx
       .updateTable('payment_metadata')
-      .set({ amount })
+      .set(changes)
       .where('tenant_id', '=', tenantId)
       .where('key', '=', key)
       .where('value', '=', value)

@@ -14,7 +14,7 @@ import { writeCountedRows } from '../counts/countedRows.ts';
 import { statusMoveDeltas } from '../counts/metadataValueCounts.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
-import { insertMetadataEntries, setEntriesAmount } from '../listing/metadataEntries.ts';
+import { insertMetadataEntries, setEntriesCarried } from '../listing/metadataEntries.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -132,8 +132,12 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
-  // A smaller capture lowers the amount its metadata entries carry (migration 0030).
-  if (changes.amount !== undefined && changes.amount !== row.amount) await setEntriesAmount(trx, row.tenant_id, row.id, row.metadata, changes.amount);
+  // Its metadata entries carry its status (migration 0032) and amount (0030, lowered by a smaller capture).
+  const carried = {
+    ...(changes.status !== undefined && changes.status !== row.status ? { status: changes.status } : {}),
+    ...(changes.amount !== undefined && changes.amount !== row.amount ? { amount: changes.amount } : {}),
+  };
+  if (Object.keys(carried).length > 0) await setEntriesCarried(trx, row.tenant_id, row.id, row.metadata, carried);
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
   const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);

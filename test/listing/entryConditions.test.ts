@@ -14,8 +14,12 @@ describe('which conditions beside a metadata search its entries answer (entryCon
     expect(testedInEntries('payment_metadata', { column: 'amount', match: 'range', op: 'lt', value: 1000 })).toBe(true);
   });
 
-  it('answers nothing an entry does not carry: a status, a card’s last four, an account’s currency, the search itself', () => {
-    expect(testedInEntries('payment_metadata', { column: 'status', match: 'in', values: ['failed'] })).toBe(false);
+  it('answers a payment’s statuses (migration 0032: its entries carry it, rewritten as it moves), not an account’s', () => {
+    expect(testedInEntries('payment_metadata', { column: 'status', match: 'in', values: ['failed', 'succeeded'] })).toBe(true);
+    expect(testedInEntries('account_metadata', { column: 'status', match: 'in', values: ['active'] })).toBe(false);
+  });
+
+  it('answers nothing an entry does not carry: a card’s last four, an account’s currency, the search itself', () => {
     expect(testedInEntries('payment_metadata', { column: 'card_last4', match: 'in', values: ['4242'] })).toBe(false);
     expect(testedInEntries('account_metadata', { column: 'currency', match: 'in', values: ['EUR'] })).toBe(false);
     expect(testedInEntries('payment_metadata', { column: 'payment_metadata', match: 'metadata', key: 'tier', values: ['gold'] })).toBe(false);

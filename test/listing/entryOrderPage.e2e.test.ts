@@ -51,18 +51,31 @@ describe('a one-value metadata search in created_at order is read in its entries
     return (a.id < b.id ? -1 : 1) * sign;
   };
 
+  const byAmount = (direction: 'asc' | 'desc') => (a: Resource, b: Resource) => {
+    const sign = direction === 'asc' ? 1 : -1;
+    if (a.amount !== b.amount) return ((a.amount as number) < (b.amount as number) ? -1 : 1) * sign;
+    return (a.id < b.id ? -1 : 1) * sign;
+  };
+
   const tierGold = { search: 'filter[metadata][tier]=gold', keeps: (r: Resource) => r.metadata.tier === 'gold' };
 
-  /** Every page (and one past the last) of `path` searched (tier=gold unless told), on both instances, against the model. */
-  async function checkEveryPage(key: string, path: string, records: Resource[], { search, keeps } = tierGold, perPages = [1, 4]) {
+  type Sort = readonly [string, (r: Resource, s: Resource) => number];
+  const createdOrders: Sort[] = [
+    ['', byCreated('asc')],
+    ['&sort=created_at', byCreated('asc')],
+    ['&sort=-created_at', byCreated('desc')],
+  ];
+  const amountOrders: Sort[] = [
+    ['&sort=amount', byAmount('asc')],
+    ['&sort=-amount', byAmount('desc')],
+  ];
+
+  /** Every page (and one past the last) of `path` searched (tier=gold unless told), on both instances, against the model, in each of `sorts`. */
+  async function checkEveryPage(key: string, path: string, records: Resource[], { search, keeps } = tierGold, perPages = [1, 4], sorts = createdOrders) {
     const gold = records.filter(keeps);
     expect(gold.length).toBeGreaterThan(8);
-    for (const [sort, direction] of [
-      ['', 'asc'],
-      ['&sort=created_at', 'asc'],
-      ['&sort=-created_at', 'desc'],
-    ] as const) {
-      const expected = [...gold].sort(byCreated(direction));
+    for (const [sort, order] of sorts) {
+      const expected = [...gold].sort(order);
       for (const [way, app] of [
         ['first pages', t.app],
         ['deep pages', deep],
@@ -206,6 +219,64 @@ describe('a one-value metadata search in created_at order is read in its entries
       },
       [2],
     );
+  });
+
+  it('pages a search of several values beside statuses in amount and created_at order in the entries (migration 0032), as captures, cancels and refunds move them', async () => {
+    const { key } = await t.tenant('entry-order-statuses');
+    const account = (await t.send('POST', '/v3/accounts', key, { name: 'a', email: 'a@example.com', currency: 'EUR' })).body.data;
+    const payments = new Map<string, Resource>();
+    for (const [i, instant] of instants.entries()) {
+      await at(instant, async () => {
+        for (let n = 0; n < 24; n++) {
+          // Amounts shared by many (ties ordered by id), channels web, pos and others, a tier on some; a few declined.
+          const metadata = { channel: ['web', 'pos', 'app'][n % 3], ...(n % 4 === 0 ? { tier: 'gold' } : n % 4 === 1 ? { tier: 'silver' } : {}) };
+          const number = n % 7 === 3 ? CARDS.declined : CARDS.visa;
+          const body = { account_id: account.id, amount: [500, 700, 500, 900][n % 4] + i, currency: 'EUR', card: card(number), metadata };
+          const created = await t.send('POST', '/v3/payments', key, { ...body, capture: n % 3 !== 1 });
+          expect(created.status, JSON.stringify(created.body)).toBe(201);
+          payments.set(created.body.data.id, created.body.data);
+        }
+      });
+    }
+    // Statuses move after create: half the authorized captured (some for less), the rest canceled; succeeded ones refunded in part or whole.
+    let moved = 0;
+    for (const [n, p] of [...payments.values()].entries()) {
+      const move =
+        p.status === 'authorized'
+          ? n % 2 === 0
+            ? { path: 'capture', body: n % 4 === 0 ? { amount: 499 } : {} }
+            : { path: 'cancel', body: {} }
+          : p.status === 'succeeded' && n % 3 === 0
+            ? { path: 'refunds', body: n % 2 === 0 ? { amount: 100 } : {} }
+            : undefined;
+      if (!move) continue;
+      const response = await t.send('POST', `/v3/payments/${p.id}/${move.path}`, key, move.body);
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      payments.set(p.id, response.body.data);
+      moved++;
+    }
+    expect(moved).toBeGreaterThan(15);
+    const all = [...payments.values()];
+    const statusIn = (r: Resource, statuses: string[]) => statuses.includes(r.status as string);
+    const shapes: Array<[string, (r: Resource) => boolean]> = [
+      ['filter[metadata][channel]=web,pos&filter[status]=succeeded', (r) => ['web', 'pos'].includes(r.metadata.channel) && statusIn(r, ['succeeded'])],
+      [
+        'filter[metadata][channel]=pos,app&filter[status]=refunded,partially_refunded,canceled',
+        (r) => ['pos', 'app'].includes(r.metadata.channel) && statusIn(r, ['refunded', 'partially_refunded', 'canceled']),
+      ],
+      ['filter[metadata][channel]=web,pos,app', (r) => r.metadata.channel !== undefined],
+      [
+        'filter[metadata][tier]=gold,silver&filter[metadata][channel]=web,app&filter[status]=succeeded,failed&filter[amount][gte]=500',
+        (r) =>
+          ['gold', 'silver'].includes(r.metadata.tier) &&
+          ['web', 'app'].includes(r.metadata.channel) &&
+          statusIn(r, ['succeeded', 'failed']) &&
+          (r.amount as number) >= 500,
+      ],
+    ];
+    for (const [search, keeps] of shapes) {
+      await checkEveryPage(key, '/v3/payments', all, { search, keeps }, [1, 5], [...amountOrders, ...createdOrders.slice(1)]);
+    }
   });
 
   it('pages a search of two keys along the entries of the one with fewer, the other probed, whichever is named first', async () => {
