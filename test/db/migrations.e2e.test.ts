@@ -204,6 +204,7 @@ describe('migrations', () => {
         '0029_sqlite_dimension_indexes_carry_dimensions',
         '0030_payment_entries_carry_dimensions',
         '0031_pair_buckets',
+        '0032_payment_entries_carry_status',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -453,7 +454,8 @@ describe('migrations', () => {
           db.kysely,
         );
       }
-      expect(await migrateToLatest(db.kysely, db.dialect)).toContain('0030_payment_entries_carry_dimensions');
+      const migrator = await migratorFor(db.kysely, db.dialect);
+      expect((await migrator.migrateTo('0030_payment_entries_carry_dimensions')).error).toBeUndefined();
       const entries = await db.kysely
         .selectFrom('payment_metadata')
         .select(['tenant_id', 'key', 'value', 'record_id', 'currency', 'card_brand', 'amount'])
@@ -483,6 +485,45 @@ describe('migrations', () => {
             ).rows;
       expect(indexes.map((i) => i.name)).toEqual(
         db.dialect === 'postgres' ? ['payment_metadata_pkey', 'payment_metadata_value_record'] : ['payment_metadata_value_record'],
+      );
+    } finally {
+      await drop();
+    }
+  });
+
+  it('give each payment entry its payment’s status, and the entries an index in amount order (0032)', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const now = '2026-01-02T03:04:05.678Z';
+      const migrator = await atIdempotencyWithAnAccount(db, now);
+      for (const [i, status] of ['succeeded', 'failed', 'refunded'].entries()) {
+        await insertOldPayment(db, { id: `pay_${i}`, amount: 1000 - i, status, currency: 'EUR', brand: 'visa', created_at: now });
+      }
+      expect((await migrator.migrateTo('0031_pair_buckets')).error).toBeUndefined();
+      for (const i of [0, 1, 2]) {
+        await sql`insert into payment_metadata (tenant_id, key, value, created_at, record_id, currency, card_brand, amount)
+          values ('ten_1', 'channel', 'web', ${now}, ${`pay_${i}`}, 'EUR', 'visa', ${1000 - i})`.execute(db.kysely);
+      }
+      expect((await migrator.migrateTo('0032_payment_entries_carry_status')).error).toBeUndefined();
+      const entries = await db.kysely.selectFrom('payment_metadata').select(['record_id', 'status', 'amount']).orderBy('record_id').execute();
+      expect(entries.map((e) => ({ ...e, amount: Number(e.amount) }))).toEqual([
+        { record_id: 'pay_0', status: 'succeeded', amount: 1000 },
+        { record_id: 'pay_1', status: 'failed', amount: 999 },
+        { record_id: 'pay_2', status: 'refunded', amount: 998 },
+      ]);
+      const indexes =
+        db.dialect === 'postgres'
+          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely))
+              .rows
+          : (
+              await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'payment_metadata' and name not like 'sqlite_autoindex%' order by 1`.execute(
+                db.kysely,
+              )
+            ).rows;
+      expect(indexes.map((i) => i.name)).toEqual(
+        db.dialect === 'postgres'
+          ? ['payment_metadata_amount_order', 'payment_metadata_pkey', 'payment_metadata_value_record']
+          : ['payment_metadata_amount_order', 'payment_metadata_value_record'],
       );
     } finally {
       await drop();
