@@ -60,6 +60,17 @@ async function insertOldPayment(db: Db, p: { id: string; amount: number; currenc
   );
 }
 
+/** The secondary indexes of payment_metadata by name (PostgreSQL: its primary key's too). */
+async function paymentEntryIndexes(db: Db) {
+  const query =
+    db.dialect === 'postgres'
+      ? sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`
+      : sql<{
+          name: string;
+        }>`select name from sqlite_master where type = 'index' and tbl_name = 'payment_metadata' and name not like 'sqlite_autoindex%' order by 1`;
+  return (await query.execute(db.kysely)).rows;
+}
+
 describe('migrations', () => {
   it.runIf(TEST_DIALECT === 'postgres')(
     'leave no lock behind on any server connection, behind a pooler too: the lock ends with their transaction',
@@ -469,20 +480,7 @@ describe('migrations', () => {
       expect(await db.kysely.selectFrom('account_metadata').select(['key', 'value', 'record_id']).execute()).toEqual([
         { key: 'a', value: 'b', record_id: 'acc_1' },
       ]);
-      const indexes =
-        db.dialect === 'postgres'
-          ? (
-              await sql<{
-                name: string;
-              }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely)
-            ).rows
-          : (
-              await sql<{
-                name: string;
-              }>`select name from sqlite_master where type = 'index' and tbl_name = 'payment_metadata' and name not like 'sqlite_autoindex%' order by 1`.execute(
-                db.kysely,
-              )
-            ).rows;
+      const indexes = await paymentEntryIndexes(db);
       expect(indexes.map((i) => i.name)).toEqual(
         db.dialect === 'postgres' ? ['payment_metadata_pkey', 'payment_metadata_value_record'] : ['payment_metadata_value_record'],
       );
@@ -511,15 +509,7 @@ describe('migrations', () => {
         { record_id: 'pay_1', status: 'failed', amount: 999 },
         { record_id: 'pay_2', status: 'refunded', amount: 998 },
       ]);
-      const indexes =
-        db.dialect === 'postgres'
-          ? (await sql<{ name: string }>`select indexname as name from pg_indexes where schemaname = current_schema() and tablename = 'payment_metadata' order by 1`.execute(db.kysely))
-              .rows
-          : (
-              await sql<{ name: string }>`select name from sqlite_master where type = 'index' and tbl_name = 'payment_metadata' and name not like 'sqlite_autoindex%' order by 1`.execute(
-                db.kysely,
-              )
-            ).rows;
+      const indexes = await paymentEntryIndexes(db);
       expect(indexes.map((i) => i.name)).toEqual(
         db.dialect === 'postgres'
           ? ['payment_metadata_amount_order', 'payment_metadata_pkey', 'payment_metadata_value_record']
