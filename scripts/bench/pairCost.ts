@@ -7,11 +7,9 @@
  * this process (a loaded machine swings its wall-clock rate round to round, not its CPU time),
  * PostgreSQL by pgbench with 4 clients (wall clock). Each replay creates payments in the tenant.
  */
-import { DatabaseSync } from 'node:sqlite';
-import pg from 'pg';
 import type { CompiledQuery } from 'kysely';
 import { captureCreate, type CapturedCreate } from './writeStatements.ts';
-import { floorRate, replayCreates } from './writeFloors.ts';
+import { benchTenantAndAccount, floorRate, sqliteCpuRate } from './writeFloors.ts';
 import { median } from './median.ts';
 
 const [dialect, url, roundsText = '10', secondsText = '2'] = process.argv.slice(2) as ['sqlite' | 'postgres', string, string?, string?];
@@ -19,42 +17,10 @@ const rounds = Number(roundsText);
 const seconds = Number(secondsText);
 const sqlitePath = url.replace(/^sqlite:(\/\/)?/, '');
 
-/** The bench tenant and one of its active accounts. */
-async function tenantAndAccount(): Promise<{ tenantId: string; account: { id: string; currency: string } }> {
-  const tenantSql = `select id from tenants where name = 'bench'`;
-  const accountSql = `select id, currency from accounts where tenant_id = $1 and status = 'active' order by id limit 1`;
-  if (dialect === 'sqlite') {
-    const db = new DatabaseSync(sqlitePath, { readOnly: true });
-    const tenant = db.prepare(tenantSql).get() as { id: string };
-    const account = db.prepare(accountSql.replace('$1', '?')).get(tenant.id) as { id: string; currency: string };
-    db.close();
-    return { tenantId: tenant.id, account };
-  }
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    const tenantId = (await client.query(tenantSql)).rows[0].id as string;
-    return { tenantId, account: (await client.query(accountSql, [tenantId])).rows[0] };
-  } finally {
-    await client.end();
-  }
-}
-
-/** SQLite: creates per CPU second of one in-process connection replaying `statements`. */
-function sqliteCpuRate(statements: CompiledQuery[], captured: CapturedCreate): number {
-  const db = new DatabaseSync(sqlitePath);
-  for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000']) db.exec(`PRAGMA ${pragma}`);
-  const cpu = process.cpuUsage();
-  const runs = replayCreates(db, statements, captured, seconds);
-  const used = process.cpuUsage(cpu);
-  db.close();
-  return runs / ((used.user + used.system) / 1e6);
-}
-
-const { tenantId, account } = await tenantAndAccount();
+const { tenantId, account } = await benchTenantAndAccount(dialect, url);
 const captured = await captureCreate(dialect, url, tenantId, account);
 const rate = (statements: CompiledQuery[]) =>
-  dialect === 'sqlite' ? Promise.resolve(sqliteCpuRate(statements, captured)) : floorRate({ dialect, url }, statements, captured, seconds, 4);
+  dialect === 'sqlite' ? Promise.resolve(sqliteCpuRate(sqlitePath, statements, captured, seconds)) : floorRate({ dialect, url }, statements, captured, seconds, 4);
 const withPairs: number[] = [];
 const without: number[] = [];
 for (let round = 0; round < rounds; round++) {

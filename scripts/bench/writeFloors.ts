@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
+import pg from 'pg';
 import { pgbenchText, sqliteParameters, type CapturedCreate } from './writeStatements.ts';
 
 const run = promisify(execFile);
@@ -68,4 +69,36 @@ export function replayCreates(db: DatabaseSync, statements: CompiledQuery[], cap
     runs++;
   }
   return runs;
+}
+
+/** SQLite: creates per CPU second of one in-process connection to `path` replaying `statements` for `seconds` (a loaded machine swings the wall-clock rate, not the CPU time). */
+export function sqliteCpuRate(path: string, statements: CompiledQuery[], captured: CapturedCreate, seconds: number): number {
+  const db = new DatabaseSync(path);
+  for (const pragma of ['journal_mode = WAL', 'synchronous = NORMAL', 'foreign_keys = ON', 'busy_timeout = 5000']) db.exec(`PRAGMA ${pragma}`);
+  const cpu = process.cpuUsage();
+  const runs = replayCreates(db, statements, captured, seconds);
+  const used = process.cpuUsage(cpu);
+  db.close();
+  return runs / ((used.user + used.system) / 1e6);
+}
+
+/** The bench tenant (`cli seed --tenant bench`) and one of its active accounts, on the database at `url`. */
+export async function benchTenantAndAccount(dialect: 'sqlite' | 'postgres', url: string): Promise<{ tenantId: string; account: { id: string; currency: string } }> {
+  const tenantSql = `select id from tenants where name = 'bench'`;
+  const accountSql = `select id, currency from accounts where tenant_id = $1 and status = 'active' order by id limit 1`;
+  if (dialect === 'sqlite') {
+    const db = new DatabaseSync(url.replace(/^sqlite:(\/\/)?/, ''), { readOnly: true });
+    const tenant = db.prepare(tenantSql).get() as { id: string };
+    const account = db.prepare(accountSql.replace('$1', '?')).get(tenant.id) as { id: string; currency: string };
+    db.close();
+    return { tenantId: tenant.id, account };
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const tenantId = (await client.query(tenantSql)).rows[0].id as string;
+    return { tenantId, account: (await client.query(accountSql, [tenantId])).rows[0] };
+  } finally {
+    await client.end();
+  }
 }
