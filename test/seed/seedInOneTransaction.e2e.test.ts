@@ -68,6 +68,9 @@ function runOptions(tenant: string, seed: string, accounts: number, payments: nu
   return { tenant, seed, accounts, payments, batchRows, until: new Date('2026-11-01T00:00:00Z'), fingerprintSecret: 'test-secret' };
 }
 
+// The loads are half the rows they were (2026-11-27) in batches half as large: as many batches and
+// pauses before a kill or a stop, every load still larger than what payments held before it (so one
+// transaction), and the counts' check (a rebuild compared, ~1 ms a payment) costs half.
 describe('seed in one transaction', () => {
   let database: TestDatabase;
   let reference: TestDatabase;
@@ -80,7 +83,7 @@ describe('seed in one transaction', () => {
     await seed(reference.db, 'load', 3, 50, 'start');
     const indexes = await paymentIndexes(db);
     expect(indexes.length).toBeGreaterThan(5);
-    const args = ['--tenant', 'load', '--accounts', '20', '--payments', '3000', '--seed', 'o', '--batch-size', '300'];
+    const args = ['--tenant', 'load', '--accounts', '20', '--payments', '1500', '--seed', 'o', '--batch-size', '150'];
     const slow = startSlowSeed(database, args, 150);
     let running = true;
     void slow.exited.then(() => (running = false));
@@ -94,8 +97,8 @@ describe('seed in one transaction', () => {
       await sleep(20);
     }
     expect((await slow.exited).code).toBe(0);
-    expect([...seen].filter((n) => n !== 50 && n !== 3050)).toEqual([]);
-    expect(await totals(db, 'load')).toEqual({ accounts: 23, payments: 3050 });
+    expect([...seen].filter((n) => n !== 50 && n !== 1550)).toEqual([]);
+    expect(await totals(db, 'load')).toEqual({ accounts: 23, payments: 1550 });
     const { kept, rebuilt } = await countsVersusRebuild(db, 'load');
     expect(kept).toEqual(rebuilt);
     expect(kept.buckets.length).toBeGreaterThan(100);
@@ -112,7 +115,7 @@ describe('seed in one transaction', () => {
     const db = database.db;
     await seed(db, 'other', 3, 60, 'start');
     const other = await countsVersusRebuild(db, 'other');
-    const options = runOptions('new', 'n', 8, 2500, 400);
+    const options = runOptions('new', 'n', 8, 1250, 200);
     expect(await seedTenant(db, { ...options, mode: 'one-transaction' })).toMatchObject({ outcome: 'completed', phases: expect.any(Object) });
     const { kept, rebuilt } = await countsVersusRebuild(db, 'new');
     expect(kept).toEqual(rebuilt);
@@ -127,9 +130,9 @@ describe('seed in one transaction', () => {
     const db = database.db;
     await seed(db, 'undo', 4, 40, 'start');
     const before = await stateOf(db, 'undo');
-    const options: SeedOptions = { ...runOptions('undo', 'u', 6, 2000, 250), mode: 'one-transaction' };
+    const options: SeedOptions = { ...runOptions('undo', 'u', 6, 1000, 125), mode: 'one-transaction' };
     const midway = (act: () => void) => (p: { payments: { done: number } }) => {
-      if (p.payments.done >= 500) act();
+      if (p.payments.done >= 250) act();
     };
     await expect(
       seedTenant(db, {
@@ -158,8 +161,8 @@ describe('seed in one transaction', () => {
       expect(await paymentIndexes(db)).toEqual(before.indexes);
     }
 
-    expect(await seedTenant(db, options)).toMatchObject({ accounts: 6, payments: 2000, outcome: 'completed' });
-    expect(await totals(db, 'undo')).toEqual({ accounts: 10, payments: 2040 });
+    expect(await seedTenant(db, options)).toMatchObject({ accounts: 6, payments: 1000, outcome: 'completed' });
+    expect(await totals(db, 'undo')).toEqual({ accounts: 10, payments: 1040 });
     const { kept, rebuilt } = await countsVersusRebuild(db, 'undo');
     expect(kept).toEqual(rebuilt);
     expect(await paymentIndexes(db)).toEqual(before.indexes);
@@ -172,7 +175,7 @@ describe('seed in one transaction', () => {
       const db = fresh.db;
       await seed(db, 'killed', 2, 30, 'start');
       const before = await stateOf(db, 'killed');
-      const args = ['--tenant', 'killed', '--accounts', '5', '--payments', '4000', '--seed', 'k', '--batch-size', '200'];
+      const args = ['--tenant', 'killed', '--accounts', '5', '--payments', '2000', '--seed', 'k', '--batch-size', '100'];
       const slow = startSlowSeed(fresh, args, 500);
       await untilLoading(db, 'killed', 'k');
       slow.child.kill('SIGKILL');
@@ -183,8 +186,8 @@ describe('seed in one transaction', () => {
       });
 
       const { stderr } = await cli(fresh, ...args);
-      expect(stderr).toContain('seeded 5 accounts and 4000 payments into killed');
-      expect(await totals(db, 'killed')).toEqual({ accounts: 7, payments: 4030 });
+      expect(stderr).toContain('seeded 5 accounts and 2000 payments into killed');
+      expect(await totals(db, 'killed')).toEqual({ accounts: 7, payments: 2030 });
       const { kept, rebuilt } = await countsVersusRebuild(db, 'killed');
       expect(kept).toEqual(rebuilt);
       expect(await paymentIndexes(db)).toEqual(before.indexes);
