@@ -144,7 +144,7 @@ export interface RowSink {
    * but not the metadata value counts: part of a load's counts written out before its end
    * (seedInOneTransaction.ts), rows only payment writers touch, which the load holds back.
    */
-  addCounts(counts: CountRow[], buckets: Iterable<BucketRow>): Promise<void>;
+  addCounts(counts: Iterable<CountRow>, buckets: Iterable<BucketRow>): Promise<void>;
 }
 
 export interface BatchOptions {
@@ -281,17 +281,17 @@ const asGiven: Writing = (_table, rows, write) => write(rows);
 /** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order; bucket rows known to be new by `copyNew`. */
 async function upsertCounts(
   trx: Transaction<Database>,
-  counts: CountRow[],
+  counts: Iterable<CountRow>,
   buckets: Iterable<BucketRow>,
   copyNew: ((rows: Iterable<BucketRow>) => Promise<void>) | undefined,
   writing: Writing = asGiven,
 ): Promise<void> {
-  await writing('list_counts', counts, (noted) => upsertCountRows(trx, [...noted]));
+  await writing('list_counts', counts, (noted) => upsertCountRows(trx, noted));
   if (copyNew) return copyNew(buckets);
   await writing('list_buckets', buckets, (noted) => upsertBucketRows(trx, noted));
 }
 
-async function upsertCountRows(trx: Transaction<Database>, counts: CountRow[]): Promise<void> {
+async function upsertCountRows(trx: Transaction<Database>, counts: Iterable<CountRow>): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
     await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],

@@ -149,7 +149,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
        */
       const writeOutAccounts = async () => {
         const entries = tally.accountEntries;
-        await sink.addCounts(countRows(basis.tenantId, tally.countDeltas('accounts'), load.shard), tally.bucketRows(basis.tenantId, load.shard, 'accounts'));
+        await sink.addCounts(tally.accountCountRows(basis.tenantId, load.shard), tally.bucketRows(basis.tenantId, load.shard, 'accounts'));
         tally.clearAccounts();
         writtenOut = true;
         load.onWrittenOut?.(entries);

@@ -98,6 +98,7 @@ describe('a tally of created rows', () => {
     writtenCounts.push(...parted.countDeltas('accounts'));
     writtenBuckets.push(...parted.bucketRows('ten_1', 0, 'accounts'));
     // The account rows alone, in the global order, and the tenant's rows, never handed out.
+    expect([...whole.accountCountRows('ten_1', 3)]).toEqual(countRows('ten_1', whole.countDeltas('accounts'), 3));
     const accountsOnly = [...whole.bucketRows('ten_1', 0, 'accounts')];
     expect(accountsOnly.length).toBeGreaterThan(0);
     expect(accountsOnly.every((r) => r.account_id !== '')).toBe(true);
