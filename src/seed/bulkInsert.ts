@@ -113,6 +113,18 @@ function* gatheringEntries<R extends { tenant_id: string; id: string; created_at
   }
 }
 
+/** Count rows handed on as they go by, noting their shard (`seen`: 0 until one has): the shard of the value counts that follow them. */
+function shardOf(counts: Iterable<CountRow>): { rows: Iterable<CountRow>; seen: number } {
+  const noted = { seen: 0, rows: [] as Iterable<CountRow> };
+  noted.rows = (function* () {
+    for (const row of counts) {
+      noted.seen = row.shard;
+      yield row;
+    }
+  })();
+  return noted;
+}
+
 function* chunks<T>(rows: Iterable<T>, size: number): Generator<T[]> {
   let chunk: T[] = [];
   for (const row of rows) {
@@ -138,7 +150,7 @@ export interface RowSink {
    * miscount). Then the metadata value counts of the entries the sink wrote since the last
    * adjust (tallied on the way: ValueCountTally), in the shard of `counts`.
    */
-  adjust(counts: CountRow[], buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
+  adjust(counts: Iterable<CountRow>, buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
   /**
    * Adds to list_counts, then to list_buckets, as `adjust` does (upserts, in the global order),
    * but not the metadata value counts: part of a load's counts written out before its end
@@ -223,8 +235,9 @@ function sqliteInserter(db: Db): BulkInserter {
       addEntries('payments', entries);
     },
     async adjust(counts, buckets) {
-      await sink.addCounts(counts, buckets);
-      for (const r of values.take(counts[0]?.shard ?? 0)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.status, r.shard, r.n);
+      const shard = shardOf(counts);
+      await sink.addCounts(shard.rows, buckets);
+      for (const r of values.take(shard.seen)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.status, r.shard, r.n);
     },
     async addCounts(counts, buckets) {
       for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.currency, r.card_brand, r.shard, r.n);
@@ -366,8 +379,9 @@ async function postgresLane(pool: pg.Pool) {
             accounts: (rows) => copyWithEntries(copy, 'accounts', rows, ACCOUNT_COLUMNS),
             payments: (rows) => copyWithEntries(copy, 'payments', rows, PAYMENT_COLUMNS),
             adjust: async (counts, buckets, newBuckets) => {
-              await upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined, writing);
-              await upsertValueCounts(trx, values.take(counts[0]?.shard ?? 0));
+              const shard = shardOf(counts);
+              await upsertCounts(trx, shard.rows, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined, writing);
+              await upsertValueCounts(trx, values.take(shard.seen));
             },
             addCounts: (counts, buckets) => upsertCounts(trx, counts, buckets, undefined, writing),
           });

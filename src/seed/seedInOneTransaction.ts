@@ -189,8 +189,16 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       // account's were written out, the rest of them are too (upserts), and the tenant's own
       // rows, which never were, can still be written as new.
       if (writtenOut) await writeOutAccounts();
+      // The tenant's count rows, then one account's (list 'payments', account_id set: last in the global order).
+      const counts = countRows(basis.tenantId, tally.countDeltas('tenant'), load.shard);
+      const accountCounts = tally.accountCountRows(basis.tenantId, load.shard);
       await sink.adjust(
-        countRows(basis.tenantId, tally.countDeltas(writtenOut ? 'tenant' : 'all'), load.shard),
+        writtenOut
+          ? counts
+          : (function* () {
+              yield* counts;
+              yield* accountCounts;
+            })(),
         tally.bucketRows(basis.tenantId, load.shard, writtenOut ? 'tenant' : 'all'),
         newBuckets,
       );
