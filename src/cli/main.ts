@@ -233,9 +233,28 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
 /**
  * The seed runs in a worker thread whose heap is bounded: on a machine with memory to spare,
  * V8 lets garbage pile up to several times what a seed holds (1M payments on PostgreSQL peaked
- * at 380 MB RSS in the main thread, 235 MB in this worker; 10M at 230 MB).
+ * at 380 MB RSS in the main thread, 235 MB in this worker; 10M at 230 MB). The old generation's
+ * limit is SEED_HEAP_MB (1024 by default).
  */
-const SEED_HEAP = { maxYoungGenerationSizeMb: 48, maxOldGenerationSizeMb: 1024 };
+const SEED_YOUNG_GENERATION_MB = 48;
+
+/** The seed's worker ran out of memory: told in one line (seedOutOfMemory), exit code 70 (EX_SOFTWARE). */
+class SeedOutOfMemory extends Error {}
+
+/** What the seed was doing when its worker failed, in a sentence's words. */
+const SEED_DOING = { rows: 'writing the rows', indexes: "building payments' indexes", counts: 'adding the counts', commit: 'committing' } as const;
+
+/**
+ * The one line a seed whose worker ran out of memory ends with: what it was doing, and what of
+ * it is left (nothing of a load in one transaction; batches committed before stay).
+ */
+function seedOutOfMemory(phase: keyof typeof SEED_DOING, heapMb: number): string {
+  const left =
+    phase === 'rows'
+      ? 'a load in one transaction was rolled back (nothing of it committed); batches committed before stay, and the same command continues from them'
+      : 'the load in one transaction was rolled back: nothing of it was committed';
+  return `the seed ran out of memory (its worker's heap is limited to ${heapMb} MB: SEED_HEAP_MB) while ${SEED_DOING[phase]}: ${left}. Raise SEED_HEAP_MB, or report it if that was the default: a seed of any size is meant to fit it`;
+}
 
 /** How long a stop on SQLite waits for the worker to roll back before it ends the process. */
 const SQLITE_STOP_WAIT_MS = 1_000;
@@ -284,11 +303,15 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();
   const workerData: SeedWorkerData = { databaseUrl: config.databaseUrl, poolMax: config.pgPoolMax, pooler: config.pgPooler, options };
-  const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), { workerData, resourceLimits: SEED_HEAP });
+  const worker = new Worker(new URL('./seedWorker.ts', import.meta.url), {
+    workerData,
+    resourceLimits: { maxYoungGenerationSizeMb: SEED_YOUNG_GENERATION_MB, maxOldGenerationSizeMb: config.seedHeapMb },
+  });
   const reporter = seedReporter();
   let stopping = false;
   /** A load in one transaction past its rows: one long statement after another (an index build, the counts, the commit). */
   let pastRows = false;
+  let phase: keyof typeof SEED_DOING = 'rows';
   const onSignal = (signal: NodeJS.Signals) => {
     if (stopping) return stopAtOnce(signal);
     stopping = true;
@@ -309,12 +332,15 @@ async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
         if (message.type === 'progress') reporter.progress(message.progress);
         else if (message.type === 'phase') {
           pastRows = true;
+          phase = message.phase;
           reporter.stop();
           console.error(SEED_PHASE_LINES[message.phase]);
         } else if (message.type === 'result') resolve(message.result);
         else reject(message.input ? new UsageError(message.message) : Object.assign(new Error(message.message), { stack: message.stack }));
       });
-      worker.on('error', reject);
+      worker.on('error', (error: Error & { code?: string }) =>
+        reject(error.code === 'ERR_WORKER_OUT_OF_MEMORY' ? new SeedOutOfMemory(seedOutOfMemory(phase, config.seedHeapMb), { cause: error }) : error),
+      );
       worker.on('exit', (code) => reject(new Error(`the seed worker stopped (exit code ${code})`)));
     });
     reporter.stop();
@@ -353,6 +379,11 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof UsageError) {
     console.error(error.message);
     process.exitCode = 2;
+    return;
+  }
+  if (error instanceof SeedOutOfMemory) {
+    console.error(`error: ${error.message}`);
+    process.exitCode = 70;
     return;
   }
   const explained = explainFailure(error, config);

@@ -225,6 +225,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     secret: 'password-in-url',
     example: 'redis://cache:6379',
   },
+  wholeNumber(
+    'SEED_HEAP_MB',
+    1024,
+    "the heap (old generation) of `seed`'s worker thread, in MB: past it the seed stops with an error, a load in one transaction rolled back",
+    16,
+  ),
   wholeNumber('SEED_PAUSE_MS', 0, 'tests only: `seed` pauses this long after each batch, so a test can interrupt it'),
   wholeNumber('EXPORTS_PER_KEY', 2, 'exports (`…/export`) one API key may run at once; past it, 429 (`0`: exports off)'),
   wholeNumber(

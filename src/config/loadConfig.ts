@@ -43,6 +43,8 @@ export interface Config {
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
   seedPauseMs: number;
+  /** `seed`'s worker heap (old generation), MB. */
+  seedHeapMb: number;
   /** Events and webhooks: docs/webhooks.md. */
   webhooks: WebhookSettings;
 }
@@ -146,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     workers: int('WORKERS'),
     metricsEnabled: values.get('METRICS') as boolean,
     seedPauseMs: int('SEED_PAUSE_MS'),
+    seedHeapMb: int('SEED_HEAP_MB'),
     webhooks: {
       eventRetentionDays: int('EVENT_RETENTION_DAYS'),
       allowPrivateTargets: values.get('WEBHOOK_ALLOW_PRIVATE_TARGETS') as boolean,

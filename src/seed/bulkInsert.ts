@@ -113,6 +113,18 @@ function* gatheringEntries<R extends { tenant_id: string; id: string; created_at
   }
 }
 
+/** Count rows handed on as they go by, noting their shard (`seen`: 0 until one has): the shard of the value counts that follow them. */
+function shardOf(counts: Iterable<CountRow>): { rows: Iterable<CountRow>; seen: number } {
+  const noted = { seen: 0, rows: [] as Iterable<CountRow> };
+  noted.rows = (function* () {
+    for (const row of counts) {
+      noted.seen = row.shard;
+      yield row;
+    }
+  })();
+  return noted;
+}
+
 function* chunks<T>(rows: Iterable<T>, size: number): Generator<T[]> {
   let chunk: T[] = [];
   for (const row of rows) {
@@ -138,7 +150,13 @@ export interface RowSink {
    * miscount). Then the metadata value counts of the entries the sink wrote since the last
    * adjust (tallied on the way: ValueCountTally), in the shard of `counts`.
    */
-  adjust(counts: CountRow[], buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
+  adjust(counts: Iterable<CountRow>, buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
+  /**
+   * Adds to list_counts, then to list_buckets, as `adjust` does (upserts, in the global order),
+   * but not the metadata value counts: part of a load's counts written out before its end
+   * (seedInOneTransaction.ts), rows only payment writers touch, which the load holds back.
+   */
+  addCounts(counts: Iterable<CountRow>, buckets: Iterable<BucketRow>): Promise<void>;
 }
 
 export interface BatchOptions {
@@ -217,10 +235,14 @@ function sqliteInserter(db: Db): BulkInserter {
       addEntries('payments', entries);
     },
     async adjust(counts, buckets) {
+      const shard = shardOf(counts);
+      await sink.addCounts(shard.rows, buckets);
+      for (const r of values.take(shard.seen)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.status, r.shard, r.n);
+    },
+    async addCounts(counts, buckets) {
       for (const r of counts) addCount.run(r.tenant_id, r.list, r.account_id, r.status, r.currency, r.card_brand, r.shard, r.n);
       for (const r of buckets)
         addBucket.run(r.tenant_id, r.list, r.sort_key, r.level, r.account_id, r.status, r.currency, r.card_brand, r.bucket, r.shard, r.n);
-      for (const r of values.take(counts[0]?.shard ?? 0)) addValueCount.run(r.tenant_id, r.list, r.key, r.value, r.status, r.shard, r.n);
     },
   };
   return {
@@ -272,17 +294,17 @@ const asGiven: Writing = (_table, rows, write) => write(rows);
 /** PostgreSQL: count rows as upserts of arrays, in chunks, keeping the rows' order; bucket rows known to be new by `copyNew`. */
 async function upsertCounts(
   trx: Transaction<Database>,
-  counts: CountRow[],
+  counts: Iterable<CountRow>,
   buckets: Iterable<BucketRow>,
   copyNew: ((rows: Iterable<BucketRow>) => Promise<void>) | undefined,
   writing: Writing = asGiven,
 ): Promise<void> {
-  await writing('list_counts', counts, (noted) => upsertCountRows(trx, [...noted]));
+  await writing('list_counts', counts, (noted) => upsertCountRows(trx, noted));
   if (copyNew) return copyNew(buckets);
   await writing('list_buckets', buckets, (noted) => upsertBucketRows(trx, noted));
 }
 
-async function upsertCountRows(trx: Transaction<Database>, counts: CountRow[]): Promise<void> {
+async function upsertCountRows(trx: Transaction<Database>, counts: Iterable<CountRow>): Promise<void> {
   for (const rows of chunks(counts, UPSERT_CHUNK)) {
     await sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
       select * from unnest(${column(rows, 'tenant_id')}::text[], ${column(rows, 'list')}::text[], ${column(rows, 'account_id')}::text[],
@@ -357,9 +379,11 @@ async function postgresLane(pool: pg.Pool) {
             accounts: (rows) => copyWithEntries(copy, 'accounts', rows, ACCOUNT_COLUMNS),
             payments: (rows) => copyWithEntries(copy, 'payments', rows, PAYMENT_COLUMNS),
             adjust: async (counts, buckets, newBuckets) => {
-              await upsertCounts(trx, counts, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined, writing);
-              await upsertValueCounts(trx, values.take(counts[0]?.shard ?? 0));
+              const shard = shardOf(counts);
+              await upsertCounts(trx, shard.rows, buckets, newBuckets ? (rows) => copy('list_buckets', rows, BUCKET_COLUMNS) : undefined, writing);
+              await upsertValueCounts(trx, values.take(shard.seen));
             },
+            addCounts: (counts, buckets) => upsertCounts(trx, counts, buckets, undefined, writing),
           });
           // Before the commit: every value the rows referenced has been looked up and locked.
           await deferred?.check(trx);

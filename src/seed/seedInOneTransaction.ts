@@ -27,6 +27,10 @@ export interface WholeLoad {
   /** Told when a phase after the rows begins (the CLI says so: an index build can be long and silent). */
   onPhase?: (phase: Exclude<keyof LoadPhases, 'rows'>) => void;
   pauseMs?: number;
+  /** The entries one account's slices may hold before they are written out (ACCOUNT_TALLY_ENTRIES; tests make it small). */
+  accountTallyEntries?: number;
+  /** Told when one account's tallied counts are written out before the counts phase, with how many entries they were. */
+  onWrittenOut?: (entries: number) => void;
 }
 
 /** A phase's time: wall, and this process's CPU (both threads, user and system), in ms. */
@@ -58,6 +62,33 @@ const WHOLE_LOAD_BATCH: BatchOptions = { deferForeignKeys: true };
 
 /** The load was stopped by its signal and rolled back. */
 class LoadStopped extends Error {}
+
+/**
+ * How many entries one account's slices may hold in the tally (CreatedRowsTally.accountEntries)
+ * before they are written out: ~100 bytes each as held, so ~100 MB whatever the number of
+ * accounts, against the seed worker's 1 GB heap (cli/main.ts). A load of 1,000 accounts holds
+ * ~400 an account at 1M payments and never reaches it; 10,000 accounts at 10M payments held ~4M
+ * and their count rows ran the worker out of memory after the whole load.
+ */
+export const ACCOUNT_TALLY_ENTRIES = 1_000_000;
+
+/** What a phase of the load is, in a message that it failed. */
+const PHASE_DOING: Record<keyof LoadPhases, string> = {
+  rows: 'writing the rows',
+  indexes: "building payments' indexes",
+  counts: 'adding the counts',
+  commit: 'committing',
+};
+
+/** The load failed (other than by its signal): where, and that nothing of it was committed; the error it met as its cause. */
+export class LoadFailed extends Error {
+  constructor(phase: keyof LoadPhases, rows: { accounts: number; payments: number }, cause: unknown) {
+    super(
+      `the load in one transaction failed while ${PHASE_DOING[phase]} (${rows.accounts} accounts and ${rows.payments} payments written); it was rolled back, nothing of it committed: ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
+  }
+}
 
 /**
  * PostgreSQL's memory for building an index, for this transaction only (SET LOCAL): the default
@@ -97,13 +128,32 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
     phases[phase] = { ms: now.ms - mark.ms, cpuMs: now.cpuMs - mark.cpuMs };
     mark = now;
   };
+  let phase: keyof LoadPhases = 'rows';
+  const done = { ...from };
   try {
     await inserter.batch(async (trx, sink) => {
       await claimBatch(trx, load.runId, from, { accounts: basis.accounts, payments: basis.payments, finished: true });
       if (db.dialect === 'postgres') await sql`set local maintenance_work_mem = ${sql.lit(POSTGRES_INDEX_MEMORY)}`.execute(trx);
       const indexes = await dropSecondaryIndexes(trx, db.dialect, 'payments');
+      // A tenant with no bucket rows yet gets them written as new: every writer of list_buckets
+      // writes payments first, which this load holds (PostgreSQL: locked by DROP INDEX; SQLite:
+      // the one write lock). Asked before any of the load's own are written out.
+      const newBuckets = !(await trx.selectFrom('list_buckets').select('tenant_id').where('tenant_id', '=', basis.tenantId).limit(1).executeTakeFirst());
       const tally = new CreatedRowsTally();
-      const done = { ...from };
+      const limit = load.accountTallyEntries ?? ACCOUNT_TALLY_ENTRIES;
+      let writtenOut = false;
+      /**
+       * One account's counts and buckets tallied so far, added now and let go: additive upserts,
+       * between two chunks (not inside a COPY). Rows only payment writers touch, held back by
+       * this load: locking them before the load's other count rows deadlocks nothing.
+       */
+      const writeOutAccounts = async () => {
+        const entries = tally.accountEntries;
+        await sink.addCounts(tally.accountCountRows(basis.tenantId, load.shard), tally.bucketRows(basis.tenantId, load.shard, 'accounts'));
+        tally.clearAccounts();
+        writtenOut = true;
+        load.onWrittenOut?.(entries);
+      };
       const step = async () => {
         load.onLoaded?.({ ...done });
         if (load.pauseMs) await sleep(load.pauseMs);
@@ -122,29 +172,45 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
         const to = Math.min(basis.payments, done.payments + load.chunkRows);
         await sinkSeedPayments(sink, tally, basis, pool, done.payments, to);
         done.payments = to;
+        if (tally.accountEntries >= limit) await writeOutAccounts();
         await step();
       }
       lap('rows');
+      phase = 'indexes';
       load.onPhase?.('indexes');
       // Stopped between two index builds, not after them all: a stop rolls back what is built.
       await createIndexes(trx, indexes, () => {
         if (load.signal?.aborted) throw new LoadStopped();
       });
       lap('indexes');
+      phase = 'counts';
       load.onPhase?.('counts');
-      // Counted rows last, in the global order, as every write locks them. A tenant with no bucket
-      // rows yet gets them written as new: every writer of list_buckets writes payments first,
-      // which this load holds (PostgreSQL: locked by DROP INDEX; SQLite: the one write lock).
-      const newBuckets = !(await trx.selectFrom('list_buckets').select('tenant_id').where('tenant_id', '=', basis.tenantId).limit(1).executeTakeFirst());
-      await sink.adjust(countRows(basis.tenantId, tally.countDeltas(), load.shard), tally.bucketRows(basis.tenantId, load.shard), newBuckets);
+      // Counted rows last, in the global order, as every write locks them. Once some of one
+      // account's were written out, the rest of them are too (upserts), and the tenant's own
+      // rows, which never were, can still be written as new.
+      if (writtenOut) await writeOutAccounts();
+      // The tenant's count rows, then one account's (list 'payments', account_id set: last in the global order).
+      const counts = countRows(basis.tenantId, tally.countDeltas('tenant'), load.shard);
+      const accountCounts = tally.accountCountRows(basis.tenantId, load.shard);
+      await sink.adjust(
+        writtenOut
+          ? counts
+          : (function* () {
+              yield* counts;
+              yield* accountCounts;
+            })(),
+        tally.bucketRows(basis.tenantId, load.shard, writtenOut ? 'tenant' : 'all'),
+        newBuckets,
+      );
       lap('counts');
+      phase = 'commit';
       load.onPhase?.('commit');
       // The last moment a stop rolls back rather than commits.
       if (load.signal?.aborted) throw new LoadStopped();
     }, WHOLE_LOAD_BATCH);
   } catch (error) {
     if (error instanceof LoadStopped) return false;
-    throw error;
+    throw new LoadFailed(phase, done, error);
   }
   lap('commit');
   return phases;

@@ -40,6 +40,10 @@ export interface SeedOptions {
    * run has left to add (a database being loaded), batches otherwise.
    */
   mode?: SeedMode;
+  /** A load in one transaction: how many entries one account's tallied counts may hold before they are written out (WholeLoad.accountTallyEntries). */
+  accountTallyEntries?: number;
+  /** A load in one transaction: told when they are (WholeLoad.onWrittenOut). */
+  onWrittenOut?: WholeLoad['onWrittenOut'];
 }
 
 export type SeedMode = 'auto' | 'one-transaction' | 'batched';
@@ -203,6 +207,8 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
           signal: options.signal,
           pauseMs: options.pauseMs,
           onPhase: options.onPhase,
+          accountTallyEntries: options.accountTallyEntries,
+          onWrittenOut: options.onWrittenOut,
           onLoaded: (loaded) =>
             options.onProgress?.({
               accounts: { done: loaded.accounts, total: run.accounts },

@@ -100,6 +100,26 @@ describe('the command line (npm run --silent cli -- …)', () => {
     }
   });
 
+  it('says so in one line when the seed runs out of memory (SEED_HEAP_MB), and commits nothing of a load in one transaction', async () => {
+    const failed = run(process.execPath, ['src/cli/main.ts', 'seed', '--tenant', 'starved', '--accounts', '3000', '--payments', '30000', '--seed', '1'], {
+      env: { ...process.env, ...database.env, LOG_LEVEL: 'silent', SEED_HEAP_MB: '16' },
+    });
+    const error = await failed.then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
+    expect(error?.code).toBe(70);
+    expect(error?.stderr).toMatch(/^error: the seed ran out of memory \(its worker's heap is limited to 16 MB: SEED_HEAP_MB\) while .*rolled back/m);
+    const kysely = database.db.kysely;
+    const starved = await kysely.selectFrom('tenants').select('id').where('name', '=', 'starved').executeTakeFirst();
+    const payments = await kysely
+      .selectFrom('payments')
+      .select((eb) => eb.fn.countAll<number | string>().as('n'))
+      .where('tenant_id', '=', starved?.id ?? '')
+      .executeTakeFirstOrThrow();
+    expect(Number(payments.n)).toBe(0);
+  }, 120_000);
+
   it('rejects bad flags with a usage error', async () => {
     await expect(cli('seed', '--tenant', 'x', '--accounts', '-1')).rejects.toMatchObject({ code: 2 });
     await expect(cli('bogus')).rejects.toMatchObject({ code: 2 });

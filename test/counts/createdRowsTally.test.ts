@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CreatedRowsTally } from '../../src/counts/createdRowsTally.ts';
-import { bucketRows, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
-import { accountCountKeys, countRows, paymentCountKeys } from '../../src/counts/listCounts.ts';
+import { bucketRows, paymentBucketDeltas, type BucketDelta, type BucketRow } from '../../src/counts/listBuckets.ts';
+import { accountCountKeys, countRows, paymentCountKeys, type CountDelta } from '../../src/counts/listCounts.ts';
 import { paymentPool, seedAccounts, seedPayments, type RunBasis } from '../../src/seed/seedSequence.ts';
 
 const basis: RunBasis = {
@@ -15,6 +15,12 @@ const basis: RunBasis = {
   paymentsBefore: 0,
   fingerprintSecret: 'secret',
 };
+
+/** A bucket row as a delta of its count (to merge rows written at different times). */
+function asDelta(r: BucketRow): BucketDelta {
+  const { account_id, status, currency, card_brand } = r;
+  return { sortKey: r.sort_key, level: r.level, account_id, status, currency, card_brand, bucket: Number(r.bucket), delta: Number(r.n) };
+}
 
 describe('a tally of created rows', () => {
   it('adds up to the count and bucket rows of each row’s own deltas, in the same (global) order', () => {
@@ -53,6 +59,53 @@ describe('a tally of created rows', () => {
     expect([...tally.bucketRows('ten_1')]).toEqual(expected);
     expect(expected.length).toBeGreaterThan(1000);
     // 20k payments' deltas, 64 rows each since the pairs are bucketed: ~25 s on a loaded machine.
+  }, 120_000);
+
+  it('hands out and lets go of what one account’s slices hold, the rest kept: what is written out and what is left add up to the whole', () => {
+    // Many accounts, a few payments each: what one account's slices hold is most of the tally.
+    const many: RunBasis = { ...basis, seed: 'many', accounts: 3000, payments: 6000 };
+    const accounts = [...seedAccounts(many, 0, many.accounts)];
+    const pool = paymentPool(
+      many,
+      [],
+      accounts.map((a) => a.account),
+    );
+    const whole = new CreatedRowsTally();
+    const parted = new CreatedRowsTally();
+    for (const { row } of accounts) {
+      whole.addAccount(row);
+      parted.addAccount(row);
+    }
+    const writtenCounts: CountDelta[] = [];
+    const writtenBuckets: BucketRow[] = [];
+    let peak = 0;
+    for (const p of seedPayments(many, pool, 0, many.payments)) {
+      whole.addPayment(p);
+      parted.addPayment(p);
+      peak = Math.max(peak, parted.accountEntries);
+      if (parted.accountEntries >= 500) {
+        writtenCounts.push(...parted.countDeltas('accounts'));
+        writtenBuckets.push(...parted.bucketRows('ten_1', 0, 'accounts'));
+        parted.clearAccounts();
+        expect(parted.accountEntries).toBe(0);
+        expect(parted.countDeltas('accounts')).toEqual([]);
+        expect([...parted.bucketRows('ten_1', 0, 'accounts')]).toEqual([]);
+      }
+    }
+    // Held entries stay under the bound however many accounts (each payment adds at most 3: its counts' and 2 finest buckets').
+    expect(peak).toBeLessThan(503);
+    expect(whole.accountEntries).toBeGreaterThan(10_000);
+    writtenCounts.push(...parted.countDeltas('accounts'));
+    writtenBuckets.push(...parted.bucketRows('ten_1', 0, 'accounts'));
+    // The account rows alone, in the global order, and the tenant's rows, never handed out.
+    expect([...whole.accountCountRows('ten_1', 3)]).toEqual(countRows('ten_1', whole.countDeltas('accounts'), 3));
+    const accountsOnly = [...whole.bucketRows('ten_1', 0, 'accounts')];
+    expect(accountsOnly.length).toBeGreaterThan(0);
+    expect(accountsOnly.every((r) => r.account_id !== '')).toBe(true);
+    expect(bucketRows('ten_1', accountsOnly.map(asDelta))).toEqual(accountsOnly);
+    expect([...parted.bucketRows('ten_1', 0, 'tenant')].every((r) => r.account_id === '')).toBe(true);
+    expect(countRows('ten_1', [...writtenCounts, ...parted.countDeltas('tenant')])).toEqual(countRows('ten_1', whole.countDeltas()));
+    expect(bucketRows('ten_1', [...writtenBuckets, ...parted.bucketRows('ten_1', 0, 'tenant')].map(asDelta))).toEqual([...whole.bucketRows('ten_1')]);
   }, 120_000);
 
   it('is empty with nothing added', () => {

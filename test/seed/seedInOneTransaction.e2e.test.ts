@@ -111,6 +111,26 @@ describe('seed in one transaction', () => {
     expect(await countsVersusRebuild(reference.db, 'load')).toEqual({ kept, rebuilt: kept });
   }, 300_000);
 
+  it('many accounts: what one account’s slices tally is written out as it piles up (bounded), counts exact and the same as batches make, new tenant or not', async () => {
+    const db = database.db;
+    // One tenant with bucket rows already (its rows upserted), one new (the tenant's own written as new).
+    await seed(db, 'wide', 3, 40, 'start');
+    await seed(reference.db, 'wide', 3, 40, 'start');
+    for (const tenant of ['wide', 'widenew']) {
+      const options = { ...runOptions(tenant, 'w', 200, 1200, 200), accountTallyEntries: 150 };
+      const writtenOut: number[] = [];
+      expect(await seedTenant(db, { ...options, mode: 'one-transaction', onWrittenOut: (n) => writtenOut.push(n) })).toMatchObject({ outcome: 'completed' });
+      // After most chunks of 200 payments over 200 accounts (~2.5 entries a payment; under 150 before a chunk, at most 3 a payment in it).
+      expect(writtenOut.length).toBeGreaterThan(3);
+      expect(Math.max(...writtenOut)).toBeLessThan(150 + 3 * 200);
+      const { kept, rebuilt } = await countsVersusRebuild(db, tenant);
+      expect(kept).toEqual(rebuilt);
+      expect(kept.buckets.length).toBeGreaterThan(500);
+      await seedTenant(reference.db, { ...options, mode: 'batched' });
+      expect(await countsVersusRebuild(reference.db, tenant)).toEqual({ kept, rebuilt: kept });
+    }
+  }, 300_000);
+
   it('a tenant with no rows yet (its bucket rows written as new): counts exact, the same as batches make, and other tenants’ as they were', async () => {
     const db = database.db;
     await seed(db, 'other', 3, 60, 'start');
