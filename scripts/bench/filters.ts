@@ -97,6 +97,10 @@ export function filterLists({ busiestAccount, month, card }: ShapeValues): Filte
     { name: 'filter[metadata][channel]=web,pos × filter[status]=succeeded, sort=-amount', query: 'filter[metadata][channel]=web,pos&filter[status]=succeeded&sort=-amount' },
     { name: 'filter[metadata][tier]=gold (rare)', query: 'filter[metadata][tier]=gold' },
     { name: 'filter[metadata][channel]=web&[tier]=gold (two keys)', query: 'filter[metadata][channel]=web&filter[metadata][tier]=gold' },
+    // Several values in created_at order, one value in amount order, and a status beside a currency (migration 0032: in the entries).
+    { name: 'filter[metadata][channel]=web,pos', query: 'filter[metadata][channel]=web,pos' },
+    { name: 'filter[metadata][channel]=web, sort=-amount', query: 'filter[metadata][channel]=web&sort=-amount' },
+    { name: 'filter[metadata][channel]=web × filter[status]=succeeded,failed × filter[currency]=EUR', query: 'filter[metadata][channel]=web&filter[status]=succeeded,failed&filter[currency]=EUR' },
   ];
   // A card's last four digits (keyedFilters.ts: its own index, chosen by the counts on SQLite),
   // with a status, sorted by amount, and under an amount range.

@@ -152,8 +152,8 @@ export function entryOrderPageStatement(
   const more = sql`${inStatuses}${inEntries}`;
   const ordered = (d: 'asc' | 'desc') => sql`order by ${sql.ref(column)} ${sql.raw(d)}, record_id ${sql.raw(d)}`;
   // One run per value of the lead, each in the sort's order in its index, merged under the ORDER BY that follows: SQLite
-  // merges a compound's arms (MERGE (UNION ALL)); PostgreSQL only runs it gives a Merge Append of (each ordered in a
-  // subquery of its own: an arm with a WHERE is not pulled up into the append, and without its ORDER BY it is sorted whole).
+  // merges a compound's arms (MERGE (UNION ALL)); PostgreSQL merges (Merge Append) only runs that are each a subquery with
+  // an ORDER BY of its own (an arm with a WHERE is not pulled up into the append, and unordered the runs are sorted whole).
   const runs = (d: 'asc' | 'desc', branch: RawBuilder<unknown>) => {
     const run = (value: string) =>
       sql`select ${e(column)}, ${e('record_id')} from ${entries} where ${leadEntriesWhere(entryTable, scope.tenantId, keys, lead, more, [value])} and ${branch}`;

@@ -9,7 +9,7 @@ import type { Dialect } from '../schema.ts';
  * amount index (10M payments on PostgreSQL, `channel=web,pos & status=succeeded`, sort=-amount,
  * a page at 90 %: 10 s, a 503; 1M on SQLite, the middle page: 1.2 s).
  *
- * Unlike the columns 0030 carries, a status changes (capture, cancel, refund, decline): the write
+ * Unlike the columns 0030 carries, a status changes (capture, cancel, refund): the write
  * that moves the payment rewrites its entries' status in the same transaction, as a smaller
  * capture rewrites their amount (metadataEntries.ts' setEntriesCarried). A payment has a few keys.
  *
