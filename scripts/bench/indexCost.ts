@@ -12,8 +12,7 @@ import { copyFileSync, rmSync } from 'node:fs';
 import { DatabaseSync } from 'node:sqlite';
 import pg from 'pg';
 import { captureCreate } from './writeStatements.ts';
-import { benchTenantAndAccount, floorRate, sqliteCpuRate } from './writeFloors.ts';
-import { median } from './median.ts';
+import { alternatingRates, benchTenantAndAccount, floorRate, printRatio, sqliteCpuRate } from './writeFloors.ts';
 
 const [dialect, url, index, roundsText = '8', secondsText = '2'] = process.argv.slice(2) as ['sqlite' | 'postgres', string, string, string?, string?];
 if (!index) throw new Error('usage: indexCost.ts <sqlite|postgres> <database url> <index> [rounds] [seconds]');
@@ -22,8 +21,7 @@ const seconds = Number(secondsText);
 
 const { tenantId, account } = await benchTenantAndAccount(dialect, url);
 const captured = await captureCreate(dialect, url, tenantId, account);
-const withIndex: number[] = [];
-const without: number[] = [];
+let rates: [number[], number[]];
 
 if (dialect === 'sqlite') {
   const path = url.replace(/^sqlite:(\/\/)?/, '');
@@ -34,10 +32,11 @@ if (dialect === 'sqlite') {
   db.exec(`drop index ${index}`);
   db.close();
   try {
-    for (let round = 0; round < rounds; round++) {
-      const both = [() => withIndex.push(sqliteCpuRate(path, captured.statements, captured, seconds)), () => without.push(sqliteCpuRate(copy, captured.statements, captured, seconds))];
-      for (const replay of round % 2 ? both : both.reverse()) replay();
-    }
+    rates = await alternatingRates(
+      rounds,
+      () => sqliteCpuRate(path, captured.statements, captured, seconds),
+      () => sqliteCpuRate(copy, captured.statements, captured, seconds),
+    );
   } finally {
     for (const suffix of ['', '-wal', '-shm']) rmSync(`${copy}${suffix}`, { force: true });
   }
@@ -47,25 +46,20 @@ if (dialect === 'sqlite') {
   const definition = (await client.query('select indexdef from pg_indexes where indexname = $1 and schemaname = current_schema()', [index])).rows[0]?.indexdef;
   if (!definition) throw new Error(`no index ${index}`);
   try {
-    for (let round = 0; round < rounds; round++) {
-      const both = [
-        async () => withIndex.push(await floorRate({ dialect, url }, captured.statements, captured, seconds, 4)),
-        async () => {
-          await client.query(`drop index ${index}`);
-          try {
-            without.push(await floorRate({ dialect, url }, captured.statements, captured, seconds, 4));
-          } finally {
-            await client.query(definition);
-          }
-        },
-      ];
-      for (const replay of round % 2 ? both : both.reverse()) await replay();
-    }
+    rates = await alternatingRates(
+      rounds,
+      () => floorRate({ dialect, url }, captured.statements, captured, seconds, 4),
+      async () => {
+        await client.query(`drop index ${index}`);
+        try {
+          return await floorRate({ dialect, url }, captured.statements, captured, seconds, 4);
+        } finally {
+          await client.query(definition);
+        }
+      },
+    );
   } finally {
     await client.end();
   }
 }
-const ratios = withIndex.map((x, i) => x / without[i]);
-const unit = dialect === 'sqlite' ? 'creates per CPU second' : 'creates/s (pgbench, 4 clients)';
-console.log(`${dialect}: ${unit} with ${index} ${median(withIndex).toFixed(0)}, without ${median(without).toFixed(0)}`);
-console.log(`${dialect}: with ÷ without ${median(ratios).toFixed(3)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
+printRatio(dialect, index, ...rates);

@@ -7,6 +7,7 @@ import { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
 import pg from 'pg';
 import { pgbenchText, sqliteParameters, type CapturedCreate } from './writeStatements.ts';
+import { median } from './median.ts';
 
 const run = promisify(execFile);
 
@@ -101,4 +102,25 @@ export async function benchTenantAndAccount(dialect: 'sqlite' | 'postgres', url:
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Two replays' rates over `rounds` rounds, which of them runs first swapping each round (a machine
+ * whose load drifts favours neither): `[a's rates, b's rates]`, round by round.
+ */
+export async function alternatingRates(rounds: number, a: () => number | Promise<number>, b: () => number | Promise<number>): Promise<[number[], number[]]> {
+  const rates: [number[], number[]] = [[], []];
+  for (let round = 0; round < rounds; round++) {
+    const both = [async () => rates[0].push(await a()), async () => rates[1].push(await b())];
+    for (const replay of round % 2 ? both : both.reverse()) await replay();
+  }
+  return rates;
+}
+
+/** Prints `with`'s and `without`'s median rates (creates/s on `dialect`'s unit) and the median of their round-by-round ratios. */
+export function printRatio(dialect: 'sqlite' | 'postgres', what: string, withIt: number[], without: number[]): void {
+  const ratios = withIt.map((x, i) => x / without[i]);
+  const unit = dialect === 'sqlite' ? 'creates per CPU second' : 'creates/s (pgbench, 4 clients)';
+  console.log(`${dialect}: ${unit} with ${what} ${median(withIt).toFixed(0)}, without ${median(without).toFixed(0)}`);
+  console.log(`${dialect}: with ÷ without ${median(ratios).toFixed(3)} (rounds ${ratios.map((x) => x.toFixed(2)).join(', ')})`);
 }

@@ -11,7 +11,8 @@ export const LIST_OF_ENTRIES = Object.fromEntries(Object.entries(METADATA_ENTRY_
  * Whether a list condition beside a metadata search of `entryTable` is answered by the entries
  * themselves, no record read: a created_at range (each entry holds its record's created_at,
  * migration 0023), or any-of values / a range of a column the entries carry (a payment's
- * currency, card_brand, amount: migration 0030). Not status (it changes and is not carried).
+ * currency, card_brand, amount: migration 0030; its status, rewritten as it moves: 0032). Not an
+ * account's status or currency (its entries carry nothing).
  */
 export function testedInEntries(entryTable: string, c: Condition): boolean {
   const list = LIST_OF_ENTRIES[entryTable];

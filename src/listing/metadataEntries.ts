@@ -32,7 +32,7 @@ export const CARRIED_COLUMNS = { accounts: [], payments: ['currency', 'card_bran
 >;
 
 /** What a record's entries carry of it: its CARRIED_COLUMNS. */
-export type Carried = Partial<Pick<PaymentMetadataEntryTable, 'currency' | 'card_brand' | 'amount' | 'status'>>;
+export type Carried = Partial<Pick<PaymentMetadataEntryTable, (typeof CARRIED_COLUMNS.payments)[number]>>;
 
 /** The carried columns of `record` in `list` (CARRIED_COLUMNS), every one required to be there. */
 export function carriedOf(list: MetadataList, record: Carried): Carried {
@@ -101,23 +101,27 @@ export async function deleteMetadataEntries(
 }
 
 /**
- * A payment's entries after a write changed what they carry of it: its status (any move of it,
- * migration 0032) or its amount (a capture of less than was authorized, migration 0030), in the
- * write's transaction: each entry found by its key, value and record (the
- * `payment_metadata_value_record` index). Nothing else they carry changes after create.
+ * A payment's entries after a write (`changes` to the payment `before`), in the write's
+ * transaction: what they carry of it that the write changed (CARRIED_COLUMNS; in practice its
+ * status, migration 0032, and the amount a capture of less than was authorized lowers, 0030),
+ * each entry found by its key, value and record (the `payment_metadata_value_record` index).
+ * Nothing when the write changed none of it.
  */
 export async function setEntriesCarried(
   trx: Transaction<Database>,
-  tenantId: string,
-  recordId: string,
-  metadata: string | Record<string, string>,
-  changes: Pick<Carried, 'status' | 'amount'>,
+  before: Carried & { tenant_id: string; id: string; metadata: string | Record<string, string> },
+  changes: Carried,
 ): Promise<void> {
+  const changed = Object.fromEntries(
+    CARRIED_COLUMNS.payments.flatMap((c) => (changes[c] !== undefined && changes[c] !== before[c] ? [[c, changes[c]]] : [])),
+  ) as Carried;
+  if (Object.keys(changed).length === 0) return;
+  const { tenant_id: tenantId, id: recordId, metadata } = before;
   const pairs: Record<string, string> = typeof metadata === 'string' ? JSON.parse(metadata) : metadata;
   for (const [key, value] of Object.entries(pairs)) {
     await trx
       .updateTable('payment_metadata')
-      .set(changes)
+      .set(changed)
       .where('tenant_id', '=', tenantId)
       .where('key', '=', key)
       .where('value', '=', value)

@@ -45,7 +45,7 @@ const searched = (query: ListQuery) => query.conditions.filter((c): c is Metadat
 
 /**
  * Whether the list's conditions are its metadata search and conditions its entries answer (a
- * created_at range; a payment's currencies, card brands, amount range: entryConditions.ts), over
+ * created_at range; a payment's statuses, currencies, card brands, amount range: entryConditions.ts), over
  * the tenant's whole list: its matches are then entries, found without reading a record.
  */
 const searchesEntriesAlone = (table: ListTable, scope: ListScope, query: ListQuery) =>

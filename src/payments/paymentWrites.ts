@@ -133,11 +133,7 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('id', '=', row.id)
     .execute();
   // Its metadata entries carry its status (migration 0032) and amount (0030, lowered by a smaller capture).
-  const carried = {
-    ...(changes.status !== undefined && changes.status !== row.status ? { status: changes.status } : {}),
-    ...(changes.amount !== undefined && changes.amount !== row.amount ? { amount: changes.amount } : {}),
-  };
-  if (Object.keys(carried).length > 0) await setEntriesCarried(trx, row.tenant_id, row.id, row.metadata, carried);
+  await setEntriesCarried(trx, row, changes);
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
   const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);
