@@ -2,11 +2,10 @@ import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
 import { notFound, Problem } from '../core/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
-import { accountCountKeys, adjustCounts, statusChangeDeltas } from '../counts/listCounts.ts';
+import { recordChange } from '../counts/listChanges.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../listing/metadataEntries.ts';
-import { adjustValueCounts, statusMoveDeltas } from '../counts/metadataValueCounts.ts';
+import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../counts/metadataEntries.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
@@ -14,7 +13,7 @@ function conflict(detail: string): Problem {
 }
 
 export async function createAccount(write: Write, tenantId: string, input: CreateAccountInput) {
-  const { trx, shard } = write;
+  const { trx } = write;
   // The currency is known to be ISO 4217 here: the route refused it otherwise (accountBodyChecks.ts).
   const now = new Date().toISOString();
   const row = withAccountResource({
@@ -29,16 +28,9 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  const entries = await insertMetadataEntries(trx, 'accounts', tenantId, row, input.metadata ?? {});
-  await adjustCounts(
-    trx,
-    tenantId,
-    accountCountKeys(row).map((k) => ({ ...k, delta: 1 })),
-    shard,
-  );
+  await insertMetadataEntries(trx, 'accounts', tenantId, row, input.metadata ?? {});
   await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
-  // Counted rows last: value counts after every other count (adjustValueCounts says why).
-  await adjustValueCounts(write, tenantId, 'accounts', entries);
+  await recordChange(write, tenantId, { list: 'accounts', recordId: row.id, currency: row.currency, after: row, events: ['account.created'] });
   return row;
 }
 
@@ -57,7 +49,7 @@ export async function shareAccount({ trx }: Write, tenantId: string, id: string)
 }
 
 export async function updateAccount(write: Write, tenantId: string, id: string, input: UpdateAccountInput) {
-  const { trx, shard } = write;
+  const { trx } = write;
   const current = await lockAccount(write, tenantId, id);
   if (!current) throw notFound(`No account ${id}.`);
   if (current.status === 'closed') throw conflict('A closed account cannot be changed.');
@@ -76,39 +68,23 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  // The account's entries are counted under its status (migration 0024): replaced, or moved when only the status changes.
-  const entries =
-    input.metadata !== undefined
-      ? await replaceMetadataEntries(trx, 'accounts', tenantId, updated, current.status, input.metadata)
-      : statusMoveDeltas(current.metadata, current.status, updated.status);
-  if (input.status !== undefined)
-    await adjustCounts(
-      trx,
-      tenantId,
-      statusChangeDeltas((s) => accountCountKeys({ ...current, status: s }), current.status, input.status),
-      shard,
-    );
-  await recordEvent(write, tenantId, updated.status === 'closed' ? 'account.closed' : 'account.updated', id, updated.resource);
-  await adjustValueCounts(write, tenantId, 'accounts', entries);
+  if (input.metadata !== undefined) await replaceMetadataEntries(trx, 'accounts', tenantId, updated, current.status, input.metadata);
+  const event = updated.status === 'closed' ? 'account.closed' : 'account.updated';
+  await recordEvent(write, tenantId, event, id, updated.resource);
+  await recordChange(write, tenantId, { list: 'accounts', recordId: id, currency: current.currency, before: current, after: updated, events: [event] });
   return updated;
 }
 
 export async function deleteAccount(write: Write, tenantId: string, id: string) {
-  const { trx, shard } = write;
+  const { trx } = write;
   const current = await lockAccount(write, tenantId, id);
   if (!current) throw notFound(`No account ${id}.`);
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  const entries = await deleteMetadataEntries(trx, 'accounts', tenantId, current);
-  await adjustCounts(
-    trx,
-    tenantId,
-    accountCountKeys(current).map((k) => ({ ...k, delta: -1 })),
-    shard,
-  );
+  await deleteMetadataEntries(trx, 'accounts', tenantId, current);
   await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
-  await adjustValueCounts(write, tenantId, 'accounts', entries);
+  await recordChange(write, tenantId, { list: 'accounts', recordId: id, currency: current.currency, before: current, events: ['account.deleted'] });
 }
 
 export { conflict };

@@ -19,7 +19,7 @@ export async function serve(config: Config): Promise<void> {
   const redis = config.redisUrl ? new Redis(config.redisUrl, { maxRetriesPerRequest: 1, enableOfflineQueue: false }) : undefined;
   redis?.on('error', () => {}); // rate limits pass uncounted while Redis is away
   const reads = await openConfiguredReplicas(db, config);
-  const app = await buildApp({ config, db, redis, reads, metrics: config.metricsEnabled });
+  const app = await buildApp({ config, db, redis, reads, metrics: config.metricsEnabled, countFold: { intervalMs: config.countFoldMs } });
   // Released only after app.close() has resolved, i.e. after the last in-flight request: an
   // onClose hook added here would run before Fastify's own server close and pull the pool
   // from under requests still running.

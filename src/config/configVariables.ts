@@ -161,6 +161,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     1,
   ),
   wholeNumber(
+    'COUNT_FOLD_MS',
+    100,
+    "how soon after a write its changes to the lists' counts are folded into them (many writes, one fold); totals are exact either way, a read adds what is not folded yet (docs/decisions/0040-counts-as-a-real-time-aggregate.md)",
+    1,
+  ),
+  wholeNumber(
     'PG_STATEMENT_TIMEOUT_MS',
     10_000,
     'how long one SQL statement may run, on both databases despite the name (`0`: none); past it, 503 `database-timeout`. PostgreSQL: `statement_timeout`; SQLite: each read whose cost grows with the data, run on a reader thread, is given up at this limit (reads bounded by construction run inline)',

@@ -29,6 +29,8 @@ export interface Config {
   replicaUrls: string[];
   /** A replica further behind than this is not read from (REPLICA_MAX_LAG_MS). */
   replicaMaxLagMs: number;
+  /** How soon after a write its list changes are folded into the counts (COUNT_FOLD_MS). */
+  countFoldMs: number;
   /** Shared state for several instances (rate-limit counters); in-process when unset. */
   redisUrl: string | undefined;
   /** Origins allowed by CORS (`*` for any); empty: CORS off. */
@@ -126,6 +128,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       .map((u) => u.trim())
       .filter(Boolean),
     replicaMaxLagMs: int('REPLICA_MAX_LAG_MS'),
+    countFoldMs: int('COUNT_FOLD_MS'),
     redisUrl: str('REDIS_URL'),
     corsOrigins: (str('CORS_ORIGINS') ?? '')
       .split(',')

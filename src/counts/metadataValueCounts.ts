@@ -2,6 +2,7 @@ import { sql, type RawBuilder, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
+import { changeSidesSql } from './changeTail.ts';
 
 /**
  * Metadata search's entry tables (migration 0016), by list: each key/value pair of a record's
@@ -120,8 +121,12 @@ export function valueCountSql(tenantId: string, list: MetadataList, key: string,
   const anyOf = (column: string, of: readonly string[]) =>
     of.length === 1 ? sql`${sql.ref(column)} = ${of[0]}` : sql`${sql.ref(column)} in (${sql.join(of)})`;
   const inStatuses = statuses ? sql` and ${anyOf('status', statuses)}` : sql``;
-  return sql<number>`(select cast(coalesce(sum(n), 0) as bigint) from metadata_value_counts
-    where tenant_id = ${tenantId} and list = ${list} and key = ${key} and ${anyOf('value', values)}${inStatuses})`;
+  // The changes not folded yet (changeTail.ts): each side's metadata holds the value or not.
+  const value = sql`(s.metadata ->> cast(${key} as text))`;
+  const tailValues = values.length === 1 ? sql`${value} = ${values[0]}` : sql`${value} in (${sql.join(values)})`;
+  return sql<number>`((select cast(coalesce(sum(n), 0) as bigint) from metadata_value_counts
+    where tenant_id = ${tenantId} and list = ${list} and key = ${key} and ${anyOf('value', values)}${inStatuses})
+    + (select cast(coalesce(sum(sign), 0) as bigint) from ${changeSidesSql(tenantId, list)} s where ${tailValues}${inStatuses}))`;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { mkdirSync } from 'node:fs';
+import { ChangeSignal } from './changeSignal.ts';
 import { dirname } from 'node:path';
 import {
   Kysely,
@@ -35,6 +36,8 @@ export interface Db {
    * it meanwhile (a read-only transaction runs on a reader thread instead).
    */
   native: NativeHandle;
+  /** Tenants whose committed writes recorded list changes (counts/countFolder.ts folds them). */
+  listChanges: ChangeSignal;
 }
 
 export type NativeHandle = { dialect: 'sqlite'; database: DatabaseSync } | { dialect: 'postgres'; pool: pg.Pool };
@@ -204,6 +207,7 @@ function wrap(kysely: Kysely<Database>, native: NativeHandle, poolStats: () => P
     dialect: native.dialect,
     native,
     poolStats,
+    listChanges: new ChangeSignal(),
     close: () => kysely.destroy(),
   };
 }

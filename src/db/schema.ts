@@ -1,4 +1,4 @@
-import type { ColumnType } from 'kysely';
+import type { ColumnType, Generated } from 'kysely';
 
 /** Table shapes as Kysely sees them. Timestamps travel as RFC 3339 UTC strings on both dialects. */
 export interface TenantTable {
@@ -105,6 +105,31 @@ export interface ListBucketTable {
   /** As list_counts.shard. */
   shard: ColumnType<number, number | undefined, number>;
   n: number;
+}
+
+/**
+ * What one write changed in the counted lists, not yet folded into the counts (migration 0033,
+ * src/counts/listChanges.ts). A side (before, after) is absent (null status) for a create or delete.
+ */
+export interface ListChangeTable {
+  id: Generated<number>;
+  tenant_id: string;
+  list: string;
+  record_id: string;
+  account_id: string;
+  currency: string;
+  card_brand: string;
+  created_at: string | null;
+  before_status: string | null;
+  before_amount: number | null;
+  before_metadata: string | Record<string, string> | null;
+  after_status: string | null;
+  after_amount: number | null;
+  after_metadata: string | Record<string, string> | null;
+  /** The types of the events the write recorded, as a JSON array. */
+  events: string | string[];
+  /** When the write recorded it (the fold's lag is the age of the oldest). */
+  recorded_at: Generated<string>;
 }
 
 /** One run of the `seed` command, identified by its arguments (migration 0010). */
@@ -233,6 +258,7 @@ export interface Database {
   idempotency_keys: IdempotencyKeyTable;
   list_counts: ListCountTable;
   list_buckets: ListBucketTable;
+  list_changes: ListChangeTable;
   seed_runs: SeedRunTable;
   seed_run_accounts: SeedRunAccountTable;
   events: EventTable;

@@ -17,6 +17,8 @@ export interface Write {
   trx: Transaction<Database>;
   dialect: Dialect;
   shard: number;
+  /** Notes that this write recorded list changes of `tenantId` (signalled once it commits). */
+  changed(tenantId: string): void;
   /**
    * A lock on `name` until this transaction ends (`locked`: false when another holds it), then,
    * only if it was taken, `row` inserted unless a row has its `conflict` columns: one round trip
@@ -48,14 +50,18 @@ const RERUN_DELAY_MS = 20;
 export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await db.kysely.transaction().execute((trx) =>
+      const changed = new Set<string>();
+      const result = await db.kysely.transaction().execute((trx) =>
         work({
           trx,
           dialect: db.dialect,
           shard: pickShard(db.dialect),
+          changed: (tenantId) => changed.add(tenantId),
           tryLockAndInsert: (name, table, row, conflict) => tryTransactionLockAndInsert(trx, db.dialect, name, table, row, conflict),
         }),
       );
+      db.listChanges.committed(changed);
+      return result;
     } catch (error) {
       if (attempt >= WRITE_ATTEMPTS || !isTransactionConflict(error)) throw error;
       await sleep(RERUN_DELAY_MS * attempt * (0.5 + Math.random()));

@@ -2,7 +2,6 @@ import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
-import { adjustCounts, eventCountKeys, type CountDelta } from '../counts/listCounts.ts';
 import { newDelivery } from './deliveryResource.ts';
 import type { EventType } from './eventTypes.ts';
 
@@ -20,28 +19,20 @@ export interface NewEvent {
 }
 
 /**
- * Records one event in the write's own transaction (the transactional outbox): the event, its
- * count, and a pending delivery for every enabled endpoint of the tenant that wants its type.
- * It commits or rolls back with the change, so no change goes unannounced and no event
- * announces a change that did not happen.
+ * Records one event in the write's own transaction (the transactional outbox): the event and a
+ * pending delivery for every enabled endpoint of the tenant that wants its type. It commits or
+ * rolls back with the change, so no change goes unannounced and no event announces a change
+ * that did not happen. Its count comes with the write's list change (counts/listChanges.ts).
  */
 export async function recordEvent(write: Write, tenantId: string, type: EventType, resourceId: string, resource: string): Promise<string> {
   const [id] = await insertEvents(write, tenantId, [{ type, resourceId, resource }]);
-  await adjustCounts(
-    write.trx,
-    tenantId,
-    eventCountKeys(type).map((k) => ({ ...k, delta: 1 })),
-    write.shard,
-  );
   return id;
 }
 
 /**
- * recordEvent for several events of one change, in order, without their counts: one insert
- * of the events and one look at the endpoints (one statement on PostgreSQL: a round trip less),
- * one insert of the deliveries when an endpoint wants them. The caller adds
- * eventCountDeltas(events) to the counted rows it writes last (counts/countedRows.ts), so
- * the rows every writer locks are held for one statement, not one per event.
+ * recordEvent for several events of one change, in order: one insert of the events and one look
+ * at the endpoints (one statement on PostgreSQL: a round trip less), one insert of the deliveries
+ * when an endpoint wants them.
  */
 export async function insertEvents(write: Write, tenantId: string, events: NewEvent[]): Promise<string[]> {
   const now = new Date().toISOString();
@@ -85,11 +76,6 @@ async function insertDeliveries(
   );
   if (rows.length > 0) await trx.insertInto('webhook_deliveries').values(rows).execute();
   return rows;
-}
-
-/** What recording `events` adds to the events' counts. */
-export function eventCountDeltas(events: NewEvent[]): CountDelta[] {
-  return events.flatMap((e) => eventCountKeys(e.type).map((k) => ({ ...k, delta: 1 })));
 }
 
 /**

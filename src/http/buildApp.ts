@@ -17,6 +17,7 @@ import { ExportSlots } from '../exports/exportSlots.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
+import { DEFAULT_FOLD_SETTINGS, startCountFolder, type FoldSettings } from '../counts/countFolder.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
 import { registerAllowedMethods } from './allowedMethods.ts';
@@ -58,6 +59,8 @@ export interface AppOptions {
   reads?: ReadRouting;
   /** Prometheus metrics at /metrics (default on; METRICS=off). */
   metrics?: boolean;
+  /** The fold of list changes into the counts (countFolder.ts); false: none runs (tests of the changes left unfolded). */
+  countFold?: Partial<FoldSettings> | false;
   /** How a webhook URL's host name is resolved when it is saved (the system's resolver; tests pass a fixed table). */
   resolveHost?: ResolveHost;
 }
@@ -81,6 +84,7 @@ export async function buildApp({
   listTuning,
   resolveHost,
   reads,
+  countFold = {},
 }: AppOptions): Promise<FastifyInstance> {
   const limits = { ...DEFAULT_LIMITS, ...config.limits };
   const app = Fastify({
@@ -168,6 +172,10 @@ export async function buildApp({
   registerPaymentWriteRoutes(app, db, processor, config.cardFingerprintSecret);
   registerWebhooks(app, db, lists, config.publicUrl, { ...DEFAULT_WEBHOOK_SETTINGS, ...config.webhooks }, resolveHost);
   schedulePurge(app, db.kysely);
+  if (countFold !== false) {
+    const folder = startCountFolder(db, app.log, { ...DEFAULT_FOLD_SETTINGS, ...countFold });
+    app.addHook('onClose', () => folder.stop());
+  }
   await app.ready();
   return app;
 }

@@ -1,6 +1,8 @@
 import { sql, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import { amountClassSortKey } from '../counts/amountClassBuckets.ts';
+import { liveBucketRows } from '../counts/changeTail.ts';
+import { dialectOf } from '../db/dialectOf.ts';
 import type { BucketSegment, CoveredRange } from '../counts/rangeBuckets.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { boundedOn, countedTotalSelect, countSelect, pageFromRowSelect, type BucketStart, type ListScope, type ListTable } from './listPageQueries.ts';
@@ -66,12 +68,12 @@ async function edgeRows(db: Kysely<Database>, table: ListTable, scope: ListScope
  * SQLite, see listPageQueries.ts bucketRunsSum).
  */
 async function classCounts(db: Kysely<Database>, tenantId: string, slice: ListSlice, classes: readonly AmountClass[], segments: BucketSegment[]) {
-  const keys = sql.join(classes.map((c) => amountClassSortKey(c.key)));
-  const seek = (level: number, inRange: boolean, from?: number, to?: number) =>
-    sql`select sort_key, ${sql.lit(inRange ? 1 : 0)} as in_range, n from list_buckets
-      where tenant_id = ${tenantId} and list = 'payments' and sort_key in (${keys}) and ${sliceSql(slice)} and level = ${sql.lit(level)}${
-        from === undefined ? sql`` : sql` and bucket >= ${from}`
-      }${to === undefined ? sql`` : sql` and bucket <= ${to}`}`;
+  const keys = classes.map((c) => amountClassSortKey(c.key));
+  // The kept counts and the changes not folded yet (changeTail.ts), per level and run.
+  const seek = (level: number, inRange: boolean, from?: number, to?: number) => {
+    const bounds = sql`${from === undefined ? sql`true` : sql`bucket >= ${from}`} and ${to === undefined ? sql`true` : sql`bucket <= ${to}`}`;
+    return sql`select sort_key, ${sql.lit(inRange ? 1 : 0)} as in_range, n from ${liveBucketRows(dialectOf(db), tenantId, keys, level, slice, bounds)} as b`;
+  };
   const runs = [...segments.map((s) => seek(s.level, true, s.from, s.to)), seek(0, false)];
   const { rows } = await sql<{ sort_key: string; in_range: number; n: number | string }>`select sort_key, in_range, sum(n) as n
     from (${sql.join(runs, sql` union all `)}) r group by sort_key, in_range`.execute(db);

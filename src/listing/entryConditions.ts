@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Condition } from '../listquery/parseListQuery.ts';
 import { METADATA_ENTRY_TABLE, type MetadataList } from '../counts/metadataValueCounts.ts';
-import { CARRIED_COLUMNS } from './metadataEntries.ts';
+import { CARRIED_COLUMNS } from '../counts/metadataEntries.ts';
 import { RANGE_SQL } from './applyListQuery.ts';
 
 /** Which list an entry table is the metadata of. */
@@ -18,6 +18,7 @@ export function testedInEntries(entryTable: string, c: Condition): boolean {
   const list = LIST_OF_ENTRIES[entryTable];
   if (list === undefined) return false;
   if (c.match === 'range' && c.column === 'created_at') return true;
+  if ((c.match === 'in' || c.match === 'range') && c.notInEntries) return false;
   const carried = (CARRIED_COLUMNS[list] as readonly string[]).includes(c.column);
   return carried && (c.match === 'in' || c.match === 'range');
 }

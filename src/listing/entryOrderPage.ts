@@ -64,7 +64,8 @@ export function readsInEntryOrder(scope: ListScope, query: ListQuery): boolean {
     scope.accountId === undefined &&
     scope.endpointId === undefined &&
     query.sort.length === 1 &&
-    ordersEntries(search[0].column, query.sort[0].column)
+    ordersEntries(search[0].column, query.sort[0].column) &&
+    !(query.entriesBehind && query.sort[0].column === 'amount')
   );
 }
 

@@ -54,6 +54,7 @@ import { rangePlanPageStatement } from './rangePlanStatement.ts';
 import { hasLiteral, picksIndexByValues, withValuesLiteral } from './valuePlans.ts';
 import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, withMetadataProbed } from './metadataPlans.ts';
 import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './metadataPlanStatement.ts';
+import { entriesBehind, readsMovingColumns, withEntriesBehind } from './entriesCurrent.ts';
 import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './entryOrderPage.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { keyedConditionOf, keyedCounts, keyedPlanOf, withKeyedWriting } from './keyedFilters.ts';
@@ -675,6 +676,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     list.countBy ?? null,
     list.lead ?? null,
     list.entryOrder === true,
+    query.entriesBehind === true,
     list.keyed ?? null,
     list.choose === true,
     list.skipInIndex === true,
@@ -712,6 +714,7 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
         },
         query: {
           sort: query.sort,
+          ...(query.entriesBehind ? { entriesBehind: true as const } : {}),
           conditions: query.conditions.map((c, i) =>
             c.match === 'in'
               ? { ...c, values: c.values.map((_, j) => slot<string>(`c${i}.${j}`)) }
@@ -720,12 +723,12 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
                 : { ...c, value: slot<string>(`c${i}`) },
           ),
         },
-        slice: slice && (Object.fromEntries(DIMENSIONS.map((d) => [d, slice[d].map((_, j) => slot<string>(`${d}${j}`))])) as ListSlice),
+        slice: slice && slottedSlice(slot, '', slice),
         ...(ranged
           ? {
               ranged: {
                 ...ranged,
-                slice: Object.fromEntries(DIMENSIONS.map((d) => [d, ranged.slice[d].map((_, j) => slot<string>(`r.${d}${j}`))])) as ListSlice,
+                slice: slottedSlice(slot, 'r.', ranged.slice),
                 segments: ranged.segments.map((seg, k) => ({
                   level: seg.level,
                   from: slot<number>(`r${k}.from`),
@@ -754,6 +757,15 @@ function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, list: Lis
     },
     values,
   );
+}
+
+/**
+ * A slice with a placeholder for every value, but '' (all) kept as it is: which dimensions a slice
+ * narrows is decided by the list's shape (the key), and the changes not folded yet are matched
+ * on those alone (counts/changeTail.ts).
+ */
+function slottedSlice(slot: SlotMaker, prefix: string, slice: ListSlice): ListSlice {
+  return Object.fromEntries(DIMENSIONS.map((d) => [d, slice[d][0] === '' ? [''] : slice[d].map((_, j) => slot<string>(`${prefix}${d}${j}`))])) as ListSlice;
 }
 
 /** A search's amount slivers, with a placeholder for every end. */
@@ -865,6 +877,10 @@ export async function writeListPage(
   const { kysely: db, dialect } = ctx.db;
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   const { offset } = paging;
+  if (readsMovingColumns(table, query)) {
+    await guard?.check();
+    return written(await movingColumnsPage(ctx, table, scope, query, paging), add);
+  }
   // The first pages' one statement; deep pages (and the rare fall-back below) as plannedQuery writes them.
   const whole = listRequest(table, scope, query);
   // A search read in its entries' order: every page is one statement, as a first page is (entryOrderPage.ts).
@@ -923,25 +939,53 @@ export async function writeListPage(
       if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return written(page, add);
     }
   }
-  let transaction = db.transaction().setAccessMode('read only');
-  if (dialect === 'postgres') transaction = transaction.setIsolationLevel('repeatable read');
   const planned = list.choose || list.chooseMetadata ? plannedList(dialect, whole) : list;
-  const page = await transaction.execute(async (trx) => {
-    if (!searchesMetadata(planned.query))
-      return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, dialect, planned).executeTakeFirstOrThrow()).n), paging);
-    // A metadata search: its counts first, which choose how its total is counted and how its page is found.
-    // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
-    if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
-    // The skip is at most the offset (it is counted from the nearer end once the total is known).
-    const counts = await metadataCounts(trx, planned);
-    const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
-    // A search of one key, alone or with statuses: its total is the counts' sum just read (same snapshot), no second statement.
-    const total = counted.countBy === 'entries' ? counts.matches : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
-    // Counted from the nearer end, as pageOf reads it.
-    const skip = skipFromNearerEnd(total, offset, paging.perPage);
-    return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, planned, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
-  });
+  const page = await readOnlySnapshot(db, dialect).execute((trx) => pageInSnapshot(trx, dialect, tuning, planned, paging));
   return written(page, add);
+}
+
+function readOnlySnapshot(db: Kysely<Database>, dialect: Dialect) {
+  const transaction = db.transaction().setAccessMode('read only');
+  return dialect === 'postgres' ? transaction.setIsolationLevel('repeatable read') : transaction;
+}
+
+/** A page and its total read in the caller's snapshot, statement by statement. */
+async function pageInSnapshot(trx: Kysely<Database>, dialect: Dialect, tuning: ListTuning, planned: ListRequest, paging: PageParams): Promise<ListPage> {
+  if (!searchesMetadata(planned.query))
+    return pageOf(trx, dialect, tuning, planned, Number((await totalSelect(trx, dialect, planned).executeTakeFirstOrThrow()).n), paging);
+  // A metadata search: its counts first, which choose how its total is counted and how its page is found.
+  // PostgreSQL plans these statements for their values (a generic plan knows none: metadataPlans.ts).
+  if (dialect === 'postgres') await sql`set local plan_cache_mode = force_custom_plan`.execute(trx);
+  const counts = await metadataCounts(trx, planned);
+  const counted = { ...planned, countBy: metadataCountOf(planned.scope, planned.query, counts) };
+  // A search of one key, alone or with statuses: its total is the counts' sum just read (same snapshot), no second statement.
+  const total = counted.countBy === 'entries' ? counts.matches : Number((await totalSelect(trx, dialect, counted).executeTakeFirstOrThrow()).n);
+  // Counted from the nearer end, as pageOf reads it.
+  const skip = skipFromNearerEnd(total, paging.offset, paging.perPage);
+  return pageOf(trx, dialect, tuning, { ...counted, probe: probesEntries(tuning, planned, counts, skip, paging.perPage), lead: counts.lead }, total, paging);
+}
+
+/**
+ * A metadata search of payments by status or amount (entriesCurrent.ts): in one snapshot, whether
+ * its entries' copies of them are current, then the page from the entries if they are, else with
+ * those conditions tested on the payments.
+ */
+async function movingColumnsPage(ctx: ListContext, table: ListTable, scope: ListScope, query: ListQuery, paging: PageParams): Promise<ListPage> {
+  const { kysely: db, dialect } = ctx.db;
+  const tuning = ctx.tuning ?? DEFAULT_TUNING;
+  return readOnlySnapshot(db, dialect).execute(async (trx) => {
+    const current = !(await entriesBehind(trx, scope.tenantId));
+    const whole = listRequest(table, scope, current ? query : withEntriesBehind(query));
+    if (inEntryOrder(whole, tuning)) {
+      const list: ListRequest = { ...whole, entryOrder: true };
+      if (entryOrderLeads(list.query).length > 1)
+        list.lead = entryOrderLead(list.query, (await trx.executeQuery(entryLeadCountsSelect(trx, table, scope, list.query))).rows[0]);
+      const compiled = pageStatementCompiled(trx, dialect, list, paging, undefined) ?? pageStatement(trx, dialect, list, paging, undefined).compile();
+      const page = pageOfRows((await trx.executeQuery<RowWithTotal>(compiled)).rows, paging.offset, 'entries');
+      if (page && (page.rows.length > 0 || page.strategy === 'past-end')) return page;
+    }
+    return pageInSnapshot(trx, dialect, tuning, plannedList(dialect, whole), paging);
+  });
 }
 
 function written({ total, rows, strategy }: ListPage, add: PageRowSink): WrittenPage {

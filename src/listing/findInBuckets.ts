@@ -4,7 +4,8 @@ import { amountClassLevelsOf } from '../counts/amountClassBuckets.ts';
 import { bucketLevels, type BucketLevel, type BucketedColumn, type SliceKind } from '../counts/sortBuckets.ts';
 import type { AmountSliver } from './amountClassRanges.ts';
 import type { BucketStart } from './listPageQueries.ts';
-import { sliceSql, type ListSlice } from './listSlice.ts';
+import type { ListSlice } from './listSlice.ts';
+import { liveBucketRows } from '../counts/changeTail.ts';
 
 export interface BucketSearch {
   tenantId: string;
@@ -72,7 +73,6 @@ export function bucketDescent(
   const offset = before ? sql`((select n from rb) + ${at})` : sql`${at}`;
   // The classes are part of the statement's shape (its template key), not parameters.
   const keys = search.sortKeys && (search.subtractKeys ? [search.column, ...search.sortKeys] : search.sortKeys);
-  const sortKeyIn = keys ? sql`sort_key in (${sql.join(keys.map((k) => sql.lit(k)))})` : sql`sort_key = ${search.column}`;
   const n = search.subtractKeys ? sql`sum(case when sort_key = ${sql.lit(search.column)} then n else -n end)` : sql`sum(n)`;
   // The slivers' rows per finest bucket, read once (a common table expression read on every level is materialized).
   const slivers = sliverRows && search.slivers?.length ? sliverRows(levels[levels.length - 1]) : undefined;
@@ -82,10 +82,9 @@ export function bucketDescent(
     const children = i === 0 ? sql`` : sql`and bucket between (select lo from ${prev}) and (select hi from ${prev})`;
     const before = i === 0 ? sql`0` : sql`(select before from ${prev})`;
     const [lo, hi] = i + 1 < levels.length ? levels[i].childrenSql('bucket') : ['null', 'null'];
-    const classes = sql`select bucket, ${n} as n from list_buckets
-      where tenant_id = ${search.tenantId} and list = 'payments' and ${sortKeyIn} and level = ${level.level}
-        and ${sliceSql(search.slice)} ${children}
-      group by bucket`;
+    // The kept counts and the changes not folded yet (changeTail.ts), in this statement's snapshot.
+    const rows = liveBucketRows(dialect, search.tenantId, keys ?? search.column, level.level, search.slice, sql`true ${children}`);
+    const classes = sql`select bucket, ${n} as n from ${rows} as b group by bucket`;
     // With slivers: their rows per bucket of this level (every finest bucket lies in one) added to the classes' counts.
     const counted = slivers
       ? sql`select bucket, sum(n) as n from (${classes}

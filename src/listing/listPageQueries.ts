@@ -3,7 +3,9 @@ import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
 import { sliceSql, type ListSlice } from './listSlice.ts';
-import { DIMENSIONS } from '../counts/countedSlices.ts';
+import { DIMENSIONS, isCountedList } from '../counts/countedSlices.ts';
+import { liveBucketRows, tailCountSql } from '../counts/changeTail.ts';
+import { dialectOf } from '../db/dialectOf.ts';
 import type { RangedTotal } from './rangedTotal.ts';
 import type { ListScope, ListTable } from './listScope.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
@@ -78,9 +80,11 @@ export function countSelect(db: Kysely<Database>, table: ListTable, scope: ListS
 
 /** The exact total of a counted slice from list_counts, as `n` (several values of a dimension add up). */
 export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table: ListTable, slice: ListSlice) {
-  let select = db.selectFrom('list_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('tenant_id', '=', tenantId).where('list', '=', table);
-  for (const d of DIMENSIONS) select = select.where(d, 'in', slice[d]);
-  return select;
+  let kept = db.selectFrom('list_counts').select(sql<number>`coalesce(sum(n), 0)`.as('n')).where('tenant_id', '=', tenantId).where('list', '=', table);
+  for (const d of DIMENSIONS) kept = kept.where(d, 'in', slice[d]);
+  // The changes not folded yet, added in the same statement (changeTail.ts).
+  const tail = isCountedList(table) ? tailCountSql(dialectOf(db), tenantId, table, slice) : sql<number>`0`;
+  return db.selectNoFrom(sql<number>`(${kept}) + ${tail}`.as('n'));
 }
 
 /**
@@ -90,7 +94,7 @@ export function countedTotalSelect(db: Kysely<Database>, tenantId: string, table
  * conditions on the slice's index (two short range scans: the partly covered finest buckets).
  */
 export function rangedTotalSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal) {
-  return db.selectNoFrom(rangedTotalOver(db, table, scope, query, ranged, bucketRunsSum(table, scope, ranged, ranged.segments)).as('n'));
+  return db.selectNoFrom(rangedTotalOver(db, table, scope, query, ranged, bucketRunsSum(db, scope, ranged, ranged.segments)).as('n'));
 }
 
 /** The same total as an expression, over the covered buckets' sum `buckets` read elsewhere (rangeShareSelect's `covered`). */
@@ -116,17 +120,16 @@ export function boundedOn(query: ListQuery, column: string, side: 'below' | 'abo
   return { ...query, conditions: query.conditions.filter((c) => !(c.match === 'range' && c.column === column && implied.includes(c.op))) };
 }
 
-/** The sum of a slice's bucket counts over runs of buckets (one per level at most twice). */
-function bucketRunsSum(table: ListTable, scope: ListScope, ranged: RangedTotal, segments: RangedTotal['segments']) {
+/** The sum of a slice's bucket counts over runs of buckets (one per level at most twice), the unfolded changes' included. */
+function bucketRunsSum(db: Kysely<Database>, scope: ListScope, ranged: RangedTotal, segments: RangedTotal['segments']) {
   if (segments.length === 0) return sql<number>`0`;
   // One sum per run: SQLite reads `level = … and bucket between …` as one index range, but runs
   // joined by `or` as a scan of every bucket the tenant has for the column (~110 ms at 100k).
   const runs = segments.map((s) => {
-    const from = s.from === undefined ? sql`` : sql` and bucket >= ${s.from}`;
-    const to = s.to === undefined ? sql`` : sql` and bucket <= ${s.to}`;
-    return sql`(select coalesce(sum(n), 0) from list_buckets
-    where tenant_id = ${scope.tenantId} and list = ${table} and sort_key = ${ranged.column} and ${sliceSql(ranged.slice)}
-      and level = ${sql.lit(s.level)}${from}${to})`;
+    const from = s.from === undefined ? sql`true` : sql`bucket >= ${s.from}`;
+    const to = s.to === undefined ? sql`true` : sql`bucket <= ${s.to}`;
+    const rows = liveBucketRows(dialectOf(db), scope.tenantId, ranged.column, s.level, ranged.slice, sql`${from} and ${to}`);
+    return sql`(select coalesce(sum(n), 0) from ${rows} as b)`;
   });
   return sql<number>`(${sql.join(runs, sql` + `)})`;
 }
@@ -165,11 +168,11 @@ export function rowsBeforeRangeSelect(
   const column = sql.ref(ranged.column);
   if (direction === 'asc') {
     const inRange = countSelect(db, table, scope, boundedOn(query, ranged.column, 'below')).where(column, '<', ranged.low);
-    return db.selectNoFrom(sql<number>`${bucketRunsSum(table, scope, ranged, ranged.below)} - (${inRange})`.as('n'));
+    return db.selectNoFrom(sql<number>`${bucketRunsSum(db, scope, ranged, ranged.below)} - (${inRange})`.as('n'));
   }
   if (ranged.high === undefined) return db.selectNoFrom(sql<number>`0`.as('n'));
   const inRange = countSelect(db, table, scope, boundedOn(query, ranged.column, 'above')).where(column, '>=', ranged.high);
-  return db.selectNoFrom(sql<number>`${bucketRunsSum(table, scope, ranged, ranged.above)} - (${inRange})`.as('n'));
+  return db.selectNoFrom(sql<number>`${bucketRunsSum(db, scope, ranged, ranged.above)} - (${inRange})`.as('n'));
 }
 
 /**
@@ -180,7 +183,7 @@ export function rowsBeforeRangeSelect(
 export function rangeShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, ranged: RangedTotal) {
   return db.selectNoFrom([
     sql<number>`(${countedTotalSelect(db, scope.tenantId, table, ranged.slice)})`.as('slice'),
-    sql<number>`${bucketRunsSum(table, scope, ranged, ranged.segments)}`.as('covered'),
+    sql<number>`${bucketRunsSum(db, scope, ranged, ranged.segments)}`.as('covered'),
   ]);
 }
 

@@ -35,11 +35,11 @@ export type Condition =
    * `+column` on SQLite (listing/keyedFilters.ts, leadDimension.ts); `literal`, the values in the
    * text (PostgreSQL, listing/valuePlans.ts); absent: parameters.
    */
-  | { column: string; match: 'in'; values: string[]; written?: 'unindexed' | 'literal' }
+  | { column: string; match: 'in'; values: string[]; written?: 'unindexed' | 'literal'; notInEntries?: true }
   | { column: string; match: 'equals'; value: string; written?: 'unindexed' }
   | { column: string; match: 'contains'; value: string }
   /** `written`: how the listing writes it in SQL, never which rows match (listing/rangePlans.ts); absent: a parameter. */
-  | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque' }
+  | { column: string; match: 'range'; op: RangeOperator; value: string | number; written?: 'literal' | 'unindexed' | 'opaque'; notInEntries?: true }
   /**
    * Records with an entry `key` = any of `values` in the metadata entry table `column` (metadataEntries.ts).
    * `written`: how the listing writes it, never which rows match (listing/metadataPlans.ts); absent: the entries drive.
@@ -65,6 +65,12 @@ export interface ListQuery {
   conditions: Condition[];
   /** Requested keys; `id` (in the last key's direction) is appended when building SQL. */
   sort: SortKey[];
+  /**
+   * The metadata entries' copies of a payment's status and amount may be behind (changes waiting
+   * to be folded, listing/entriesCurrent.ts): such conditions are marked `notInEntries`, and
+   * entries are not walked in amount order.
+   */
+  entriesBehind?: true;
 }
 
 export interface RawListQuery {

@@ -8,13 +8,10 @@ import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
-import { paymentCountKeys, statusChangeDeltas } from '../counts/listCounts.ts';
-import { paymentBucketDeltas } from '../counts/listBuckets.ts';
-import { writeCountedRows } from '../counts/countedRows.ts';
-import { statusMoveDeltas } from '../counts/metadataValueCounts.ts';
+import { recordChange } from '../counts/listChanges.ts';
 import { withPaymentResource } from './paymentResource.ts';
-import { eventCountDeltas, insertEvents, type NewEvent } from '../events/outbox.ts';
-import { insertMetadataEntries, setEntriesCarried } from '../listing/metadataEntries.ts';
+import { insertEvents, type NewEvent } from '../events/outbox.ts';
+import { insertMetadataEntries } from '../counts/metadataEntries.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -65,8 +62,8 @@ async function insertIntoPayableAccount(write: Write, tenantId: string, row: Sel
 
 /**
  * Writes a new payment: the account checked with the payment's insert, the payment and its metadata, its events (created,
- * then the state the processor's answer moved it to) and their deliveries, and last, in one
- * statement, every count and bucket it changes (countedRows.ts says why last).
+ * then the state the processor's answer moved it to) and their deliveries, and the one row that
+ * says what the lists' counts gain (listChanges.ts).
  */
 export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
   const { trx } = write;
@@ -100,13 +97,12 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   });
   await insertIntoPayableAccount(write, tenantId, row);
   // A payment's metadata is set once, here: no later write changes it (migration 0016).
-  const entries = await insertMetadataEntries(trx, 'payments', tenantId, row, input.metadata ?? {});
+  await insertMetadataEntries(trx, 'payments', tenantId, row, input.metadata ?? {});
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
   await insertEvents(write, tenantId, events);
-  const counts = [...paymentCountKeys(row).map((k) => ({ ...k, delta: 1 })), ...eventCountDeltas(events)];
-  await writeCountedRows(write, tenantId, counts, paymentBucketDeltas(undefined, row), { list: 'payments', deltas: entries });
+  await recordChange(write, tenantId, { ...paymentDimensions(row), after: paymentSide(row), events: events.map((e) => e.type) });
   return row;
 }
 
@@ -122,7 +118,26 @@ function illegal(row: { id: string; status: string }, action: string, event: Pay
   });
 }
 
-/** Saves a change to a payment, its event, and last (countedRows.ts) what it changes in counts and buckets. */
+/** What of a payment never changes, as its list change records it. */
+function paymentDimensions(row: Selectable<PaymentTable>) {
+  return {
+    list: 'payments' as const,
+    recordId: row.id,
+    accountId: row.account_id,
+    currency: row.currency,
+    cardBrand: row.card_brand,
+    createdAt: row.created_at,
+  };
+}
+
+function paymentSide(row: Selectable<PaymentTable>) {
+  return { status: row.status, amount: row.amount, metadata: row.metadata };
+}
+
+/**
+ * Saves a change to a payment, its event, and what it changes in the lists' counts (listChanges.ts).
+ * Its metadata entries' status and amount are rewritten by the fold (countFolder.ts), not here.
+ */
 async function save(write: Write, row: Selectable<PaymentTable>, changes: Partial<PaymentTable>) {
   const { trx } = write;
   const updated = withPaymentResource({ ...row, ...changes, updated_at: new Date().toISOString() });
@@ -132,15 +147,14 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('tenant_id', '=', row.tenant_id)
     .where('id', '=', row.id)
     .execute();
-  // Its metadata entries carry its status (migration 0032) and amount (0030, lowered by a smaller capture).
-  await setEntriesCarried(trx, row, changes);
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
-  const statusChange = changes.status === undefined ? [] : statusChangeDeltas((s) => paymentCountKeys({ ...row, status: s }), row.status, changes.status);
-  // A status change moves the row between status slices, and its metadata between the value counts of each status
-  // (migration 0024); a smaller capture moves it in amount order.
-  const values = { list: 'payments' as const, deltas: statusMoveDeltas(row.metadata, row.status, updated.status) };
-  await writeCountedRows(write, row.tenant_id, [...statusChange, ...eventCountDeltas(events)], paymentBucketDeltas(row, updated), values);
+  await recordChange(write, row.tenant_id, {
+    ...paymentDimensions(row),
+    before: paymentSide(row),
+    after: paymentSide(updated),
+    events: events.map((e) => e.type),
+  });
   return updated;
 }
 

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { tailCountSql } from '../counts/changeTail.ts';
+import { dialectOf } from '../db/dialectOf.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, SeedRunTable } from '../db/schema.ts';
 
@@ -41,8 +43,11 @@ export async function findOrStartRun(db: Kysely<Database>, args: RunArguments): 
   await db.transaction().execute(async (trx) => {
     const id = `seedrun_${randomUUID()}`;
     const now = new Date().toISOString();
-    const total = (list: string) =>
-      sql`(select coalesce(sum(n), 0) from list_counts where tenant_id = ${args.tenantId} and list = ${list} and account_id = '' and status = '' and currency = '' and card_brand = '')`;
+    const all = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
+    // The kept count and the changes not folded yet (counts/changeTail.ts).
+    const total = (list: 'accounts' | 'payments') =>
+      sql`((select coalesce(sum(n), 0) from list_counts where tenant_id = ${args.tenantId} and list = ${list} and account_id = '' and status = '' and currency = '' and card_brand = '')
+        + ${tailCountSql(dialectOf(trx), args.tenantId, list, all)})`;
     // A write first (SQLite takes its write lock at once), reading the totals in the same statement.
     const inserted = await sql`insert into seed_runs
         (id, tenant_id, seed, accounts, payments, until, accounts_before, payments_before, accounts_done, payments_done, started_at, updated_at, finished_at)

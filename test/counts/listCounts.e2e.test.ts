@@ -6,6 +6,7 @@ import { card, CARDS } from '../support/cards.ts';
 import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
 import { inWriteTransaction } from '../../src/db/writeTransaction.ts';
 import { payableAccount } from '../../src/payments/paymentWrites.ts';
+import { foldAll } from '../support/foldAll.ts';
 
 type Op =
   | { kind: 'account'; status: 'active' | 'suspended' }
@@ -58,6 +59,7 @@ describe('maintained list counts', () => {
 
   /** Every maintained count next to count(*) over the rows it stands for. */
   async function mismatches(): Promise<unknown[]> {
+    await foldAll(t.database.db);
     const { rows } = await sql<{ tenant_id: string; list: string; account_id: string; status: string; n: number; actual: number }>`
       select c.tenant_id, c.list, c.account_id, c.status, c.currency, c.card_brand, c.n,
         case when c.list = 'payments' then

@@ -5,7 +5,7 @@ import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { describe, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
-import { adjustBuckets, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
+import { redatePayment } from '../support/redatePayment.ts';
 import type { Db } from '../../src/db/database.ts';
 import { CARD_BRANDS, PAYMENT_STATUSES } from '../../src/payments/paymentListSpec.ts';
 import { ACCOUNT_STATUSES } from '../../src/accounts/accountListSpec.ts';
@@ -650,10 +650,8 @@ async function createPayment(run: Run, instance: number, accountPick: number, am
 async function redate(run: Run, id: string, createdMs: number) {
   const createdAt = new Date(createdMs).toISOString();
   await run.db.kysely.transaction().execute(async (trx) => {
-    const row = await trx.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-    const { resource } = withPaymentResource({ ...row, created_at: createdAt });
-    await trx.updateTable('payments').set({ created_at: createdAt, resource }).where('id', '=', id).execute();
-    await adjustBuckets(trx, run.tenantId, paymentBucketDeltas(row, { ...row, created_at: createdAt }));
+    const row = await trx.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+    await redatePayment(trx, row, createdAt);
   });
 }
 

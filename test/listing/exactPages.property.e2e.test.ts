@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { redatePayment } from '../support/redatePayment.ts';
 import { expectOffsetPageOf } from '../support/pageAgainstModel.ts';
 import { expectStatus, pickAccount, pickPayment } from '../support/pickRecords.ts';
 import fc from 'fast-check';
@@ -7,7 +8,6 @@ import { Redis } from 'ioredis';
 import { describe, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
 import { withPaymentResource } from '../../src/payments/paymentResource.ts';
-import { adjustBuckets, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
 import { card } from '../support/cards.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
@@ -337,13 +337,11 @@ const writes = [
         if (anchors.length === 0) return;
         const createdAt = new Date(Date.parse(anchors[anchorPick % anchors.length].created_at) - earlierMs).toISOString();
         // Same row, earlier created_at, its stored JSON re-rendered by the app's own renderer:
-        // what a transaction that took its timestamp early and committed late leaves behind.
+        // what a transaction that took its timestamp early and committed late leaves behind
+        // (its list change, or the buckets when it was folded, as if it had taken that timestamp).
         await kysely.transaction().execute(async (trx) => {
-          const row = await trx.selectFrom('payments').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
-          const { resource } = withPaymentResource({ ...row, created_at: createdAt });
-          await trx.updateTable('payments').set({ created_at: createdAt, resource }).where('id', '=', id).execute();
-          // The bucket counts as the insert would have left them had it taken that timestamp.
-          await adjustBuckets(trx, run.tenantId, paymentBucketDeltas(row, { ...row, created_at: createdAt }));
+          const row = await trx.selectFrom('payments').selectAll().where('id', '=', id).forUpdate().executeTakeFirstOrThrow();
+          await redatePayment(trx, row, createdAt);
         });
       },
     ),

@@ -8,6 +8,7 @@ import type { ListTuning } from '../../src/listing/fetchListPage.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { resolveTestHost } from './testHosts.ts';
 import type { ResolveHost } from '../../src/webhooks/targetSafety.ts';
+import type { FoldSettings } from '../../src/counts/countFolder.ts';
 
 export interface TestContext {
   app: FastifyInstance;
@@ -42,6 +43,8 @@ type TestAppConfig = {
   webhooks?: Partial<WebhookSettings>;
   /** Webhook host names are resolved from a fixed table (testHosts.ts), never by DNS. */
   resolveHost?: ResolveHost;
+  /** The fold of list changes (countFolder.ts): soon after each write by default, so reads meet folded and unfolded changes alike; false: none. */
+  countFold?: Partial<FoldSettings> | false;
 };
 
 /** An app on a given database. */
@@ -62,6 +65,7 @@ export function appOn(database: TestDatabase, config: TestAppConfig = {}) {
     listTuning: config.listTuning,
     rateLimitPrefix: config.rateLimitPrefix,
     resolveHost: config.resolveHost ?? resolveTestHost,
+    countFold: config.countFold ?? { intervalMs: 20 },
   });
 }
 

@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database, MetadataEntryTable, PaymentMetadataEntryTable } from '../db/schema.ts';
-import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from '../counts/metadataValueCounts.ts';
+import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
 
 /**
  * Where metadata search finds records (migrations 0016, 0023): each list with metadata keeps every
