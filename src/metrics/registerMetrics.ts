@@ -1,4 +1,5 @@
 import cluster from 'node:cluster';
+import { measureFoldLag } from '../counts/foldChanges.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';
@@ -52,6 +53,28 @@ export function registerMetrics(app: FastifyInstance, db: Db, reads?: ReadRoutin
     name: 'http_client_aborts_total',
     help: 'Requests whose client hung up, reset the connection or was too slow to send them (request timeout) before they were answered',
     registers: [register],
+  });
+  // One measurement per scrape for both gauges (a statement per tenant).
+  let lag: { at: number; measured: Promise<{ changes: number; seconds: number }> } | undefined;
+  const foldLag = () => {
+    if (!lag || Date.now() - lag.at > 1000) lag = { at: Date.now(), measured: measureFoldLag(db).catch(() => ({ changes: Number.NaN, seconds: Number.NaN })) };
+    return lag.measured;
+  };
+  new Gauge({
+    name: 'count_fold_lag_changes',
+    help: "List changes recorded by writes and not yet folded into the lists' counts (reads add them; docs/decisions/0040-counts-as-a-real-time-aggregate.md)",
+    registers: [register],
+    async collect() {
+      this.set((await foldLag()).changes);
+    },
+  });
+  new Gauge({
+    name: 'count_fold_lag_seconds',
+    help: 'Age of the oldest list change not yet folded into the counts (0: none waiting)',
+    registers: [register],
+    async collect() {
+      this.set((await foldLag()).seconds);
+    },
   });
   new Gauge({
     name: 'db_pool_connections',
