@@ -86,11 +86,12 @@ async function foldLockTaken(write: Write, tenantId: string): Promise<boolean> {
 /**
  * Folds a tenant's oldest `batch` changes into the counts, in one transaction: they are deleted
  * and their deltas added, so each is counted exactly once (a read sees them either still here or
- * in the counts), whichever instance folds and wherever it stops. Returns how many it folded.
+ * in the counts), whichever instance folds and wherever it stops. Returns how many it folded,
+ * or 'busy' when another fold of the tenant is running.
  */
-export async function foldTenantChanges(db: Db, tenantId: string, batch: number): Promise<number> {
+export async function foldTenantChanges(db: Db, tenantId: string, batch: number): Promise<number | 'busy'> {
   return inWriteTransaction(db, async (write) => {
-    if (!(await foldLockTaken(write, tenantId))) return 0;
+    if (!(await foldLockTaken(write, tenantId))) return 'busy';
     const oldest = write.trx.selectFrom('list_changes').select('id').where('tenant_id', '=', tenantId).orderBy('id').limit(batch);
     const changes = await write.trx.deleteFrom('list_changes').where('tenant_id', '=', tenantId).where('id', 'in', oldest).returningAll().execute();
     if (changes.length === 0) return 0;
@@ -105,11 +106,15 @@ export async function foldTenantChanges(db: Db, tenantId: string, batch: number)
   });
 }
 
-/** Folds all of a tenant's changes, batch by batch; returns how many. */
+/** Folds all of a tenant's changes committed before the call, batch by batch, waiting out another fold of it; returns how many it folded. */
 export async function foldTenant(db: Db, tenantId: string, batch = 500): Promise<number> {
   let folded = 0;
   for (;;) {
     const n = await foldTenantChanges(db, tenantId, batch);
+    if (n === 'busy') {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      continue;
+    }
     folded += n;
     if (n < batch) return folded;
   }

@@ -330,12 +330,12 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
       const chosen = page('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000');
       expect(chosen.sql.startsWith(PREPARED)).toBe(true);
       expect(chosen.sql).not.toContain('>= 1000');
-      expect(chosen.sql).toContain(' union all ');
+      expect(chosen.sql).toContain('with c as materialized');
       // A range on the sort's first column keeps its parameters and its named statement.
       const bySort = page('filter[amount][gte]=1000&sort=amount');
       expect(bySort.sql.startsWith(PREPARED)).toBe(true);
       expect(bySort.sql).not.toContain('>= 1000');
-      expect(bySort.sql).not.toContain(' union all ');
+      expect(bySort.sql).not.toContain('with c as materialized');
     },
   );
 
