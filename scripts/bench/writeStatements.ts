@@ -1,4 +1,5 @@
 import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
+import { ChangeSignal } from '../../src/db/changeSignal.ts';
 import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
 import type { Db } from '../../src/db/database.ts';
@@ -57,7 +58,7 @@ export async function captureCreate(dialect: 'sqlite' | 'postgres', url: string,
   }
   const key = `bench-writes-capture-${Date.now()}`;
   try {
-    const db = { kysely, dialect } as unknown as Db;
+    const db = { kysely, dialect, listChanges: new ChangeSignal() } as unknown as Db;
     const card = { digits: '4242424242424242', brand: 'visa', last4: '4242', expMonth: 12, expYear: 2031, cvc: '123' } as const;
     let paymentId = '';
     await runIdempotent(db, { tenantId, key, hash: 'capture' }, async (write) => {

@@ -216,6 +216,7 @@ describe('migrations', () => {
         '0030_payment_entries_carry_dimensions',
         '0031_pair_buckets',
         '0032_payment_entries_carry_status',
+        '0033_list_changes',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
