@@ -203,6 +203,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     0,
     "on SIGTERM, keep serving this long with readiness off before closing the listener; set it above your load balancer's health-check interval",
   ),
+  wholeNumber(
+    'SHUTDOWN_TIMEOUT_MS',
+    10_000,
+    "once the listener is closed, requests in flight get this long to finish; then those left (an export to a slow client) are cut, named in one log line, and the process exits 1. A stop ends within `SHUTDOWN_DRAIN_MS` + this (+ a moment): keep the orchestrator's grace period above it. A second signal exits at once",
+    1,
+  ),
   wholeNumber('WORKERS', 1, '`serve` forks this many worker processes sharing the port (node:cluster)', 1, 256),
   {
     name: 'METRICS',

@@ -39,6 +39,8 @@ export interface Config {
   pgConnectTimeoutMs: number;
   readyTimeoutMs: number;
   shutdownDrainMs: number;
+  /** After the listener closes, what is still in flight is cut after this long (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   workers: number;
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
@@ -145,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgConnectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS'),
     readyTimeoutMs: int('READY_TIMEOUT_MS'),
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS'),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),
     workers: int('WORKERS'),
     metricsEnabled: values.get('METRICS') as boolean,
     seedPauseMs: int('SEED_PAUSE_MS'),
