@@ -54,9 +54,9 @@ let config: Config | undefined;
 
 /** Opens the database (waiting for PostgreSQL to come up), migrates it unless told not to, runs, closes. */
 async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const { databaseUrl, pgPoolMax, pgPooler, dbConnectRetryMs } = (config ??= loadConfig());
+  const { databaseUrl, pgPoolMax, pgPooler, dbConnectRetryMs, embeddedDefault } = (config ??= loadConfig());
   // A command, not a request: no statement timeout, so no SQLite reader threads either.
-  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler, sqliteReaders: false });
+  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler, sqliteReaders: false, createFolder: embeddedDefault });
   try {
     await waitForDatabase(db, databaseUrl, dbConnectRetryMs);
     if (migrate) await migrateToLatest(db.kysely, db.dialect);

@@ -21,6 +21,7 @@ function databaseOptions(config: Config) {
     pooler: config.pgPooler,
     connectionTimeoutMs: config.pgConnectTimeoutMs,
     statementTimeoutMs: config.limits.statementTimeoutMs,
+    createFolder: config.embeddedDefault,
   };
 }
 

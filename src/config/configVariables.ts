@@ -53,7 +53,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     fallback: undefined,
     shownDefault: '`sqlite:./data/payments.sqlite`',
     allowed: '`postgres://user:password@host:5432/db` (or several hosts, `host1:5432,host2:5432`: the writable one is used) or `sqlite:<path>`',
-    description: 'the database; its password is never printed or logged',
+    description:
+      'the database; its password is never printed or logged. A `sqlite:` file is created when missing, its folder is not (a typo would make one silently): only the default `./data` is',
     refine: (text) => text.startsWith('sqlite:') || canParsePostgresUrl(text),
     // Without a name the server's default database (the user's, often the maintenance database
     // `postgres`) would get the schema: refuse instead.
