@@ -45,6 +45,30 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export const PG_POOLERS = ['none', 'session', 'transaction'] as const;
 
+/**
+ * What only a listening server reads: a command that never listens (`keys list`, `migrate`,
+ * `seed`) is not stopped by a bad one of these (loadConfig's `listening: false`).
+ */
+export const LISTENER_VARIABLES: ReadonlySet<string> = new Set([
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'WORKERS',
+  'METRICS',
+  'REDIS_URL',
+  'READY_TIMEOUT_MS',
+  'SHUTDOWN_DRAIN_MS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'RATE_LIMIT_PER_KEY',
+  'RATE_LIMIT_PER_IP',
+  'RATE_LIMIT_WINDOW_MS',
+  'BODY_LIMIT',
+  'REQUEST_TIMEOUT_MS',
+  'CONNECTION_TIMEOUT_MS',
+]);
+
 export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'DATABASE_URL',
