@@ -23,7 +23,7 @@ const values = parseScriptArgs(
   },
 );
 const config = loadConfig();
-const db = openDatabase(config.databaseUrl);
+const db = openDatabase(config.databaseUrl, { createFolder: config.embeddedDefault });
 try {
   const tenant = await findTenantByName(db.kysely, values.tenant);
   const tenantId = tenant?.id ?? 'ten_none';

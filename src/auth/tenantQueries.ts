@@ -10,6 +10,12 @@ export async function findTenantByName(db: Kysely<Database>, name: string) {
   return db.selectFrom('tenants').selectAll().where('name', '=', name).executeTakeFirst();
 }
 
+/** A tenant to name in a hint: `preferred` when it exists, else the first by name; undefined when there is none. */
+export async function someTenantName(db: Kysely<Database>, preferred: string): Promise<string | undefined> {
+  if (await findTenantByName(db, preferred)) return preferred;
+  return (await db.selectFrom('tenants').select('name').orderBy('name').limit(1).executeTakeFirst())?.name;
+}
+
 export async function createTenant(db: Kysely<Database>, name: string) {
   const tenant = { id: newId('ten'), name, created_at: new Date().toISOString() };
   await db.insertInto('tenants').values(tenant).execute();

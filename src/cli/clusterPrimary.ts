@@ -1,6 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Config } from '../config/loadConfig.ts';
 import { serveClusterMetrics } from '../metrics/clusterMetrics.ts';
+import { REPEATED_SIGNAL_MS } from './shutdown.ts';
 import { openConfiguredDatabase, prepareDatabase, printBanner, startupSummary } from './startup.ts';
 
 /** A worker dying this soon after its start, this many times in a row, means something is broken: give up. */
@@ -73,8 +74,11 @@ export async function runPrimary(config: Config): Promise<void> {
     }
     fork();
   });
+  let firstSignalAt = 0;
   const stop = (signal: NodeJS.Signals) => {
-    if (stopping) return;
+    // A second signal is passed on too: each worker then exits at once (shutdown.ts).
+    if (stopping && performance.now() - firstSignalAt < REPEATED_SIGNAL_MS) return;
+    firstSignalAt = stopping ? firstSignalAt : performance.now();
     stopping = true;
     stopSignal = signal;
     const workers = Object.values(cluster.workers ?? {}).filter((w): w is Worker => !!w);

@@ -1,11 +1,12 @@
 import cluster from 'node:cluster';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, type Config } from '../config/loadConfig.ts';
 import { openDatabase } from '../db/database.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createApiKey, createTenant, findTenantByName, listTenants } from '../auth/tenantQueries.ts';
-import { parseScopes } from '../auth/apiKey.ts';
+import { parseScopes, SCOPES } from '../auth/apiKey.ts';
 import { findKeysByPrefix, keyState, listKeys, revokeKey, rotateKey } from '../auth/keyLifecycle.ts';
 import { explainFailure } from './startupFailure.ts';
 import { waitForDatabase } from './waitForDatabase.ts';
@@ -35,6 +36,7 @@ const USAGE = `Usage: npm run --silent cli -- <command> [flags]
                                                that each commit. The same command again continues an
                                                interrupted run, or adds nothing once it completed
   serve                                        start the HTTP API (PORT, HOST)
+  help, --help, --version                      this text; the version
 
 Every command honours DATABASE_URL (postgres://… or sqlite:<path>; default sqlite:./data/payments.sqlite).`;
 
@@ -45,20 +47,29 @@ const CLI = 'npm run --silent cli --';
 
 function count(value: string | undefined, name: string): number {
   const n = Number(value ?? 0);
-  if (!Number.isSafeInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number`);
+  if (!/^\s*\d+\s*$/.test(value ?? '0') || !Number.isSafeInteger(n)) throw new UsageError(`--${name} must be a whole number, 0 or more: got ${value}`);
   return n;
 }
 
 /** Read once, at the edge: a failure is explained with it (which database, which port). */
 let config: Config | undefined;
 
+/** The configuration of a command that never listens: a bad PORT or HOST does not stop it. */
+const commandConfig = () => (config ??= loadConfig(process.env, { listening: false }));
+
 /** Opens the database (waiting for PostgreSQL to come up), migrates it unless told not to, runs, closes. */
 async function withDatabase<T>(run: (db: ReturnType<typeof openDatabase>) => Promise<T>, { migrate = true } = {}): Promise<T> {
-  const { databaseUrl, pgPoolMax, pgPooler, dbConnectRetryMs } = (config ??= loadConfig());
+  const { databaseUrl, pgPoolMax, pgPooler, pgConnectTimeoutMs, dbConnectRetryMs, embeddedDefault } = commandConfig();
   // A command, not a request: no statement timeout, so no SQLite reader threads either.
-  const db = openDatabase(databaseUrl, { poolMax: pgPoolMax, pooler: pgPooler, sqliteReaders: false });
+  const db = openDatabase(databaseUrl, {
+    poolMax: pgPoolMax,
+    pooler: pgPooler,
+    sqliteReaders: false,
+    createFolder: embeddedDefault,
+    connectionTimeoutMs: pgConnectTimeoutMs,
+  });
   try {
-    await waitForDatabase(db, databaseUrl, dbConnectRetryMs);
+    await waitForDatabase(db, databaseUrl, dbConnectRetryMs, pgConnectTimeoutMs);
     if (migrate) await migrateToLatest(db.kysely, db.dialect);
     return await run(db);
   } finally {
@@ -78,20 +89,58 @@ const OPTIONS = {
   expires: { type: 'string' },
   grace: { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean', short: 'v' },
 } as const;
 
+/**
+ * The arguments, or a UsageError in words of our own: util.parseArgs' messages speak of
+ * positionals and ambiguity.
+ */
 function parseArgsOrUsage(args: string[]) {
   try {
-    return parseArgs({ args, allowPositionals: true, options: OPTIONS });
+    return parseArgs({ args: negativeValuesJoined(args), allowPositionals: true, options: OPTIONS });
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${USAGE}`);
+    throw new UsageError(argumentProblem(error as Error & { code?: string }));
   }
+}
+
+/** `--accounts -5` as `--accounts=-5`: a negative number after an option is its value, for the option's own check to refuse. */
+function negativeValuesJoined(args: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    if (/^--[a-z-]+$/.test(args[i]) && /^-\d/.test(args[i + 1] ?? '')) joined.push(`${args[i]}=${args[++i]}`);
+    else joined.push(args[i]);
+  }
+  return joined;
+}
+
+/** What is wrong with the arguments, for a person: the option named, and what would do. */
+function argumentProblem(error: Error & { code?: string }): string {
+  const option = /'(?:-\w, )?(--?[\w-]+)/.exec(error.message)?.[1] ?? '';
+  const name = option.replace(/^-+/, '');
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+    const known = Object.keys(OPTIONS).map((o) => `--${o}`);
+    return `unknown option ${option}; the options are ${known.join(', ')}`;
+  }
+  if (error.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' && name in OPTIONS) {
+    return OPTIONS[name as keyof typeof OPTIONS].type === 'boolean' ? `--${name} takes no value` : `--${name} needs a value: --${name} <value>`;
+  }
+  return `${error.message}\n\n${USAGE}`;
+}
+
+/** The package's version, for --version. */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 }
 
 async function main(argv: string[]): Promise<void> {
   const { positionals, values } = parseArgsOrUsage(argv);
   const [command, sub, arg] = positionals;
-  if (values.help || !command) {
+  if (values.version) {
+    console.log(version());
+    return;
+  }
+  if (values.help || !command || command === 'help') {
     console.log(USAGE);
     return;
   }
@@ -126,16 +175,21 @@ async function main(argv: string[]): Promise<void> {
       if (Number.isNaN(until.getTime())) throw new UsageError('--until must be an ISO 8601 time');
       const batchRows = values['batch-size'] === undefined ? undefined : count(values['batch-size'], 'batch-size');
       if (batchRows === 0) throw new UsageError('--batch-size must be at least 1');
+      const accounts = count(values.accounts, 'accounts');
+      const payments = count(values.payments, 'payments');
+      if (accounts === 0 && payments === 0) {
+        throw new UsageError('seed adds nothing without counts: pass --accounts N and/or --payments M (payments go to the tenant’s accounts)');
+      }
       await seedCommand({
         tenant: values.tenant,
-        accounts: count(values.accounts, 'accounts'),
-        payments: count(values.payments, 'payments'),
+        accounts,
+        payments,
         seed: values.seed ?? '1',
         until: until.toISOString(),
-        fingerprintSecret: loadConfig().cardFingerprintSecret,
+        fingerprintSecret: commandConfig().cardFingerprintSecret,
         batchRows,
         mode: values.batched ? 'batched' : 'auto',
-        pauseMs: loadConfig().seedPauseMs || undefined,
+        pauseMs: commandConfig().seedPauseMs || undefined,
       });
       return;
     }
@@ -149,6 +203,17 @@ async function main(argv: string[]): Promise<void> {
     default:
       throw new UsageError(`unknown command ${command}\n\n${USAGE}`);
   }
+}
+
+/** Which of `--scopes` is not a scope, and which are. */
+function scopesProblem(text: string): string {
+  const unknown = text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s && !(SCOPES as readonly string[]).includes(s));
+  const valid = SCOPES.join(', ');
+  if (unknown.length === 0) return `--scopes is a comma-separated list of ${valid}`;
+  return `unknown scope${unknown.length === 1 ? '' : 's'} ${unknown.join(', ')} in --scopes ${text}; the scopes are ${valid}`;
 }
 
 async function keysCommand(sub: string | undefined, arg: string | undefined, values: ReturnType<typeof parseArgsOrUsage>['values']): Promise<void> {
@@ -169,7 +234,7 @@ async function keysCommand(sub: string | undefined, arg: string | undefined, val
     case 'create': {
       const scopes = parseScopes(values.scopes ?? 'read');
       if (!values.tenant) throw new UsageError('keys create --tenant <name> --scopes read,write [--expires 90d]');
-      if (!scopes) throw new UsageError('--scopes is a comma-separated list of read, write');
+      if (!scopes) throw new UsageError(scopesProblem(values.scopes ?? ''));
       const expiresAt = values.expires === undefined ? null : parseExpiry(values.expires, '--expires');
       const tenantName = values.tenant;
       const key = await withDatabase(async (db) => createApiKey(db.kysely, (await tenantNamed(db, tenantName)).id, scopes, expiresAt));
@@ -299,7 +364,7 @@ async function refreshStatistics(): Promise<void> {
 async function seedCommand(options: SeedWorkerData['options']): Promise<void> {
   // Only `seed` needs a worker and a progress bar: other commands do not load them.
   const [{ Worker }, { seedReporter }] = await Promise.all([import('node:worker_threads'), import('./seedProgress.ts')]);
-  const config = loadConfig();
+  const config = commandConfig();
   await withDatabase(async () => {}); // waits for the database and migrates, here where a failure is explained
   const started = performance.now();
   const workerData: SeedWorkerData = { databaseUrl: config.databaseUrl, poolMax: config.pgPoolMax, pooler: config.pgPooler, options };

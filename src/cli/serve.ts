@@ -5,11 +5,11 @@ import { Redis } from 'ioredis';
 import { runPrimary } from './clusterPrimary.ts';
 import { openConfiguredDatabase, openConfiguredReplicas, prepareDatabase, printBanner, startupSummary } from './startup.ts';
 import { listenFailure } from './listenFailure.ts';
-import { shutDownGracefully } from './shutdown.ts';
+import { stopOnSignals } from './shutdown.ts';
 
 /**
- * Starts the API: migrate, (first embedded run) demo data, listen; drains and closes cleanly on
- * SIGTERM/SIGINT. With WORKERS=n the primary prepares the database once and forks n workers
+ * Starts the API: migrate, (first embedded run) demo data, listen; drains and closes on
+ * SIGTERM/SIGINT within SHUTDOWN_DRAIN_MS + SHUTDOWN_TIMEOUT_MS (shutdown.ts). With WORKERS=n the primary prepares the database once and forks n workers
  * that share the port.
  */
 export async function serve(config: Config): Promise<void> {
@@ -28,19 +28,7 @@ export async function serve(config: Config): Promise<void> {
     await reads.close();
     await db.close();
   };
-  // biome-ignore lint/correctness/noUnusedVariables: read by `??=`: a second signal joins the shutdown under way
-  let stopping: Promise<void> | undefined;
-  const shutdown = (signal: string) => {
-    stopping ??= shutDownGracefully(app, { signal, drainMs: config.shutdownDrainMs, release }).then(
-      () => process.exit(0),
-      (error) => {
-        app.log.error({ err: error }, 'shutdown failed');
-        process.exit(1);
-      },
-    );
-  };
-  process.on('SIGTERM', () => shutdown('SIGTERM'));
-  process.on('SIGINT', () => shutdown('SIGINT'));
+  stopOnSignals(app, { drainMs: config.shutdownDrainMs, timeoutMs: config.shutdownTimeoutMs, release });
   let address: string;
   try {
     address = await app.listen({ port: config.port, host: config.host });

@@ -2,7 +2,7 @@ import type { Config } from '../config/loadConfig.ts';
 import { openDatabase, type Db } from '../db/database.ts';
 import { migrateToLatest } from '../db/migrate.ts';
 import { createDemoTenantIfEmpty, DEMO } from '../seed/demoTenant.ts';
-import { findTenantByName } from '../auth/tenantQueries.ts';
+import { someTenantName } from '../auth/tenantQueries.ts';
 import { describeDatabase } from '../db/describeDatabase.ts';
 import { openReadRouting, replicaName } from '../db/openReadRouting.ts';
 import type { ReadRouting, ReplicaView } from '../db/readReplicas.ts';
@@ -21,6 +21,7 @@ function databaseOptions(config: Config) {
     pooler: config.pgPooler,
     connectionTimeoutMs: config.pgConnectTimeoutMs,
     statementTimeoutMs: config.limits.statementTimeoutMs,
+    createFolder: config.embeddedDefault,
   };
 }
 
@@ -44,20 +45,21 @@ export function describeReplicas(config: Config, views?: ReplicaView[]): string 
 
 /**
  * Migrates and, on the first embedded run, creates demo data: once, before anything listens.
- * On a later embedded run it says whether the demo tenant is there, for the banner's hint.
+ * Otherwise it names a tenant that exists (the demo one when there), for the banner's hint.
  */
-export async function prepareDatabase(db: Db, config: Config): Promise<DemoData | { tenant: string } | undefined> {
-  await waitForDatabase(db, config.databaseUrl, config.dbConnectRetryMs);
+export async function prepareDatabase(db: Db, config: Config): Promise<DemoData | { tenant: string | undefined }> {
+  await waitForDatabase(db, config.databaseUrl, config.dbConnectRetryMs, config.pgConnectTimeoutMs);
   await migrateToLatest(db.kysely, db.dialect);
-  if (!config.embeddedDefault) return undefined;
-  const created = await createDemoTenantIfEmpty(db, config);
-  if (created) return created;
-  return (await findTenantByName(db.kysely, DEMO.tenant)) ? { tenant: DEMO.tenant } : undefined;
+  const created = config.embeddedDefault ? await createDemoTenantIfEmpty(db, config) : undefined;
+  return created ?? { tenant: await someTenantName(db.kysely, DEMO.tenant) };
 }
 
 type DemoData = NonNullable<Awaited<ReturnType<typeof createDemoTenantIfEmpty>>>;
 
-export function printBanner(origin: string, demo: Awaited<ReturnType<typeof prepareDatabase>>, suffix = ''): void {
+/** How to run a command, as the README and the usage do. */
+const CLI = 'npm run --silent cli --';
+
+export function printBanner(origin: string, demo: Awaited<ReturnType<typeof prepareDatabase>> | undefined, suffix = ''): void {
   if (demo && 'key' in demo) {
     console.log(`
 Demo tenant "demo" created with ${demo.accounts} accounts and ${demo.payments} card payments.
@@ -72,11 +74,11 @@ Try it:
 The reference, to try every endpoint in a browser ("Authorize" with the key): ${origin}/docs
 `);
   } else {
-    // On a restart of the embedded database the demo tenant is there: name it, not a placeholder.
-    const tenant = demo?.tenant ?? '<name>';
-    console.log(
-      `Listening on ${origin}${suffix}. Reference: ${origin}/docs. Create an API key with: npm run --silent cli -- keys create --tenant ${tenant} --scopes read,write`,
-    );
+    // A tenant that exists is named, not a placeholder; with none yet, the hint starts by making one.
+    const next = demo?.tenant
+      ? `Create an API key with: ${CLI} keys create --tenant ${demo.tenant} --scopes read,write`
+      : `Create a tenant, then an API key: ${CLI} tenants create <name>; ${CLI} keys create --tenant <name> --scopes read,write`;
+    console.log(`Listening on ${origin}${suffix}. Reference: ${origin}/docs. ${next}`);
   }
 }
 

@@ -3,6 +3,7 @@ import { ConfigError } from '../config/configError.ts';
 import { describeDatabase, postgresNames } from '../db/describeDatabase.ts';
 import { isDatabaseUnavailable, NoWritableHost } from '../db/databaseErrors.ts';
 import { MigrationFailed } from '../db/migrate.ts';
+import { MissingSqliteFolder } from '../db/sqliteFolder.ts';
 import { explainServerRefusal } from './serverRefusal.ts';
 
 /** sysexits.h: a service (the database, the port) unavailable; the software failed. */
@@ -61,9 +62,15 @@ export function explainFailure(
         exitCode: EX_NOPERM,
       };
   }
+  if (error instanceof MissingSqliteFolder) {
+    return {
+      line: `${error.message} (DATABASE_URL=${config.databaseUrl}): create it (mkdir -p ${error.folder}) or correct the path; only the default ./data is created by itself`,
+      exitCode: EX_CONFIG,
+    };
+  }
   if (codeOf(error) === 'ERR_SQLITE_ERROR' && (error as { errcode?: unknown }).errcode === SQLITE_NOTADB) {
     return {
-      line: `${database} is not a SQLite database (${(error as Error).message}): correct the path in DATABASE_URL (a path that does not exist yet makes a new database)`,
+      line: `${database} is not a SQLite database (${(error as Error).message}): correct the path in DATABASE_URL (a file that does not exist yet, in a folder that does, makes a new database)`,
       exitCode: EX_CONFIG,
     };
   }

@@ -45,6 +45,30 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export const LOG_FORMATS = ['auto', 'pretty', 'json'] as const;
 export const PG_POOLERS = ['none', 'session', 'transaction'] as const;
 
+/**
+ * What only a listening server reads: a command that never listens (`keys list`, `migrate`,
+ * `seed`) is not stopped by a bad one of these (loadConfig's `listening: false`).
+ */
+export const LISTENER_VARIABLES: ReadonlySet<string> = new Set([
+  'PORT',
+  'HOST',
+  'PUBLIC_URL',
+  'TRUST_PROXY',
+  'CORS_ORIGINS',
+  'WORKERS',
+  'METRICS',
+  'REDIS_URL',
+  'READY_TIMEOUT_MS',
+  'SHUTDOWN_DRAIN_MS',
+  'SHUTDOWN_TIMEOUT_MS',
+  'RATE_LIMIT_PER_KEY',
+  'RATE_LIMIT_PER_IP',
+  'RATE_LIMIT_WINDOW_MS',
+  'BODY_LIMIT',
+  'REQUEST_TIMEOUT_MS',
+  'CONNECTION_TIMEOUT_MS',
+]);
+
 export const CONFIG_VARIABLES: ConfigVariable[] = [
   {
     name: 'DATABASE_URL',
@@ -53,7 +77,8 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     fallback: undefined,
     shownDefault: '`sqlite:./data/payments.sqlite`',
     allowed: '`postgres://user:password@host:5432/db` (or several hosts, `host1:5432,host2:5432`: the writable one is used) or `sqlite:<path>`',
-    description: 'the database; its password is never printed or logged',
+    description:
+      'the database; its password is never printed or logged. A `sqlite:` file is created when missing, its folder is not (a typo would make one silently): only the default `./data` is',
     refine: (text) => text.startsWith('sqlite:') || canParsePostgresUrl(text),
     // Without a name the server's default database (the user's, often the maintenance database
     // `postgres`) would get the schema: refuse instead.
@@ -208,6 +233,12 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
     'SHUTDOWN_DRAIN_MS',
     0,
     "on SIGTERM, keep serving this long with readiness off before closing the listener; set it above your load balancer's health-check interval",
+  ),
+  wholeNumber(
+    'SHUTDOWN_TIMEOUT_MS',
+    10_000,
+    "once the listener is closed, requests in flight get this long to finish; then those left (an export to a slow client) are cut, named in one log line, and the process exits 1. A stop ends within `SHUTDOWN_DRAIN_MS` + this (+ a moment): keep the orchestrator's grace period above it. A second signal exits at once",
+    1,
   ),
   wholeNumber('WORKERS', 1, '`serve` forks this many worker processes sharing the port (node:cluster)', 1, 256),
   {

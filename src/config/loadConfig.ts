@@ -1,5 +1,5 @@
 import { ConfigError } from './configError.ts';
-import { CONFIG_VARIABLES, type PG_POOLERS } from './configVariables.ts';
+import { CONFIG_VARIABLES, LISTENER_VARIABLES, type PG_POOLERS } from './configVariables.ts';
 
 export type PgPooler = (typeof PG_POOLERS)[number];
 import { readVariable } from './readVariable.ts';
@@ -41,6 +41,8 @@ export interface Config {
   pgConnectTimeoutMs: number;
   readyTimeoutMs: number;
   shutdownDrainMs: number;
+  /** After the listener closes, what is still in flight is cut after this long (SHUTDOWN_TIMEOUT_MS). */
+  shutdownTimeoutMs: number;
   workers: number;
   metricsEnabled: boolean;
   /** Tests only: a pause after each seed batch. */
@@ -91,21 +93,26 @@ export interface ResourceLimits {
 
 export const DEFAULT_SQLITE_FILE = './data/payments.sqlite';
 
-/** Every variable, typed; a ConfigError naming each bad one (all of them, not just the first). */
-function readAll(env: NodeJS.ProcessEnv): Map<string, unknown> {
+/**
+ * Every variable, typed; a ConfigError naming each bad one (all of them, not just the first).
+ * Not `listening`: a bad variable only a server reads takes its default instead.
+ */
+function readAll(env: NodeJS.ProcessEnv, listening: boolean): Map<string, unknown> {
   const values = new Map<string, unknown>();
   const bad: string[] = [];
   for (const variable of CONFIG_VARIABLES) {
     const reading = readVariable(variable, env);
     if (reading.ok) values.set(variable.name, reading.value);
+    else if (!listening && LISTENER_VARIABLES.has(variable.name)) values.set(variable.name, variable.fallback);
     else bad.push(reading.line);
   }
   if (bad.length) throw new ConfigError(bad);
   return values;
 }
 
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const values = readAll(env);
+/** `listening: false` for a command that never listens (every one but `serve`). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, { listening = true } = {}): Config {
+  const values = readAll(env, listening);
   const int = (name: string) => values.get(name) as number;
   const str = (name: string) => values.get(name) as string | undefined;
   const databaseUrl = str('DATABASE_URL');
@@ -148,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     pgConnectTimeoutMs: int('PG_CONNECT_TIMEOUT_MS'),
     readyTimeoutMs: int('READY_TIMEOUT_MS'),
     shutdownDrainMs: int('SHUTDOWN_DRAIN_MS'),
+    shutdownTimeoutMs: int('SHUTDOWN_TIMEOUT_MS'),
     workers: int('WORKERS'),
     metricsEnabled: values.get('METRICS') as boolean,
     seedPauseMs: int('SEED_PAUSE_MS'),

@@ -1,6 +1,4 @@
-import { mkdirSync } from 'node:fs';
 import { ChangeSignal } from './changeSignal.ts';
-import { dirname } from 'node:path';
 import {
   Kysely,
   PostgresAdapter,
@@ -16,6 +14,7 @@ import type { Database, Dialect } from './schema.ts';
 import type { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
+import { ensureSqliteFolder } from './sqliteFolder.ts';
 import { preparingPool } from './preparedStatements.ts';
 import { poolerSafeClient } from './poolerSafeClient.ts';
 import { multiHostsOf, parsePostgresUrl } from '../config/postgresHosts.ts';
@@ -73,6 +72,8 @@ export interface OpenOptions {
    * no named statements either (the next transaction may run on another server connection).
    */
   pooler?: 'none' | 'session' | 'transaction';
+  /** SQLite: create the file's folder when missing (only the embedded default's); else a missing one is refused. */
+  createFolder?: boolean;
 }
 
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
@@ -192,7 +193,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
   }
   const path = sqlitePathOf(databaseUrl);
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  if (path !== ':memory:') ensureSqliteFolder(path, options.createFolder === true);
   const database = openSqlite(path);
   const kysely = new Kysely<Database>({
     dialect: nodeSqliteDialect(database, { statementTimeoutMs: options.statementTimeoutMs, readers: options.sqliteReaders === false ? false : undefined }),

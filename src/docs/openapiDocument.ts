@@ -65,6 +65,10 @@ function successResponses(route: RouteOptions, schema: Schema, list: boolean): S
   const method = String(route.method);
   const out: Schema = {};
   for (const [status, body] of Object.entries((schema.response ?? {}) as Schema)) {
+    if (status.startsWith('3')) {
+      out[status] = { description: body.description, type: 'null', headers: { location: { description: 'Where the document is', type: 'string' } } };
+      continue;
+    }
     const headers: Schema = {};
     if (method === 'GET') headers.etag = ETAG;
     if (list) headers.link = LINK;
@@ -73,7 +77,7 @@ function successResponses(route: RouteOptions, schema: Schema, list: boolean): S
     out[status] = {
       description: status === '201' ? 'Created' : status === '202' ? 'Accepted' : 'OK',
       headers,
-      content: { 'application/json': { schema: titleById(body, COMPONENTS), example: exampleFor(route.url, method, list) } },
+      content: { 'application/json': { schema: titleById(body, COMPONENTS), example: body.examples?.[0] ?? exampleFor(route.url, method, list) } },
     };
   }
   if (method === 'DELETE') out['204'] = { description: 'Deleted', type: 'null' };
@@ -102,7 +106,7 @@ function documentRoute({ schema, url, route }: { schema: Schema; url: string; ro
   const list = Boolean(route.config?.listSpec);
   // Exports take a list's filters and sort, and document their own 200 (NDJSON or CSV, exportResponses.ts).
   const exported = Boolean(route.config?.exportSpec);
-  const docs: Schema = { ...schema, operationId: operationIdOf(method, url, list) };
+  const docs: Schema = { ...schema, operationId: (schema.operationId as string | undefined) ?? operationIdOf(method, url, list) };
   docs.security = scope ? [{ bearerAuth: [] }] : [];
   if (scope) docs.description = [schema.description, `Needs an API key with the \`${scope}\` scope.`].filter(Boolean).join('\n\n');
   // Single reads take `fields[…]`/`expand[]` too: documented by the same wire names.

@@ -19,6 +19,7 @@ import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
 import { DEFAULT_FOLD_SETTINGS, startCountFolder, type FoldSettings } from '../counts/countFolder.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
+import { registerFrontDoor } from '../docs/frontDoor.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';
 import { registerAllowedMethods } from './allowedMethods.ts';
 import { registerProblemRendering, sendProblem, toProblem } from './renderProblem.ts';
@@ -162,6 +163,7 @@ export async function buildApp({
   if (metrics) registerMetrics(app, db, reads);
   if (reads) registerWritePositionRecording(app, reads);
   registerHealthRoutes(app, db, () => app.lifecycle.state() !== 'serving', config.readyTimeoutMs);
+  registerFrontDoor(app);
   const lists = { db, ...(listTuning ? { tuning: listTuning } : {}), ...(reads ? { reads } : {}) };
   registerAccountRoutes(app, db, lists, config.publicUrl);
   registerPaymentRoutes(app, db, lists, config.publicUrl);

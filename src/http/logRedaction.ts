@@ -81,7 +81,15 @@ export function loggerOptions(level: string, pretty = false): Exclude<FastifySer
     level,
     ...(pretty ? { stream: PinoPretty({ colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,hostname' }) } : {}),
     redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
-    hooks: { streamWrite: scrubLogLine },
+    hooks: {
+      streamWrite: scrubLogLine,
+      // Fastify logs "Server listening at …" once per address and has no switch for it; `serve`
+      // logs its own one line (database, port, workers, features) instead.
+      logMethod(args, method) {
+        if (typeof args[0] === 'string' && args[0].startsWith('Server listening at ')) return;
+        method.apply(this, args);
+      },
+    },
     serializers: {
       req: (request: LoggedRequest) => ({
         method: request.method,

@@ -4,6 +4,8 @@ declare module 'fastify' {
     summary?: string;
     description?: string;
     tags?: string[];
+    /** When the one operationIdOf derives from the path would not do (`/`). */
+    operationId?: string;
   }
 }
 export {};

@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -238,8 +238,38 @@ describe('starting with bad settings: one line that says what is wrong and what 
     const out = await cli({ DATABASE_URL: `sqlite:${path}` }, 'serve');
     expect(out.code).toBe(78);
     expect(out.stderr).toBe(
-      `error: SQLite ${path} is not a SQLite database (file is not a database): correct the path in DATABASE_URL (a path that does not exist yet makes a new database)\n`,
+      `error: SQLite ${path} is not a SQLite database (file is not a database): correct the path in DATABASE_URL (a file that does not exist yet, in a folder that does, makes a new database)\n`,
     );
+  });
+
+  it('refuses a sqlite: path whose folder does not exist, naming the folder, and creates nothing (exit 78)', async () => {
+    const missing = join(folder, 'typo', 'deeper');
+    for (const command of ['serve', 'migrate', 'tenants list']) {
+      const out = await cli({ DATABASE_URL: `sqlite:${join(missing, 'x.sqlite')}` }, ...command.split(' '));
+      expect(out.code, out.stderr).toBe(78);
+      expect(out.stderr).toBe(
+        `error: the folder ${join(folder, 'typo')} does not exist (DATABASE_URL=sqlite:${join(missing, 'x.sqlite')}): create it (mkdir -p ${missing}) or correct the path; only the default ./data is created by itself\n`,
+      );
+      expect(existsSync(join(folder, 'typo'))).toBe(false);
+    }
+  });
+
+  it('creates the default ./data folder by itself (zero setup), in the folder it starts in', async () => {
+    const home = mkdtempSync(join(tmpdir(), 'startup-default-'));
+    try {
+      const out = await new Promise<Outcome>((done) => {
+        execFile(
+          process.execPath,
+          [join(process.cwd(), 'src/cli/main.ts'), 'migrate'],
+          { cwd: home, env: { PATH: process.env.PATH ?? '' } },
+          (error, stdout, stderr) => done({ code: error ? Number(error.code) : 0, stdout, stderr, ms: 0 }),
+        );
+      });
+      expect(out.code, out.stderr).toBe(0);
+      expect(existsSync(join(home, 'data', 'payments.sqlite'))).toBe(true);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
   });
 
   it('refuses a PostgreSQL DATABASE_URL without a database name before connecting (exit 78)', async () => {

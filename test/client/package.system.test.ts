@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
@@ -159,5 +159,41 @@ describe('the client as a package: packed, installed elsewhere, type-checked and
       timedOut: 'TimeoutError',
     });
     if (node === SYSTEM_NODE) expect(Number(out.node.split('.')[0])).toBeLessThan(24);
+  });
+
+  it('runs docs/client.md’s example by the steps its "Running the example" gives, on Node 24 and 20; git ignores the tarball', async () => {
+    const guide = readFileSync(resolve(CLIENT, '../docs/client.md'), 'utf8');
+    const example = /```ts\n([\s\S]*?)```/.exec(guide)![1].replaceAll('http://127.0.0.1:3000', server.url);
+    const steps = /### Running the example[\s\S]*?```sh\n([\s\S]*?)```/.exec(guide)?.[1];
+    expect(steps, 'docs/client.md says how to run the example').toBeDefined();
+    const lines = steps!.trim().split('\n');
+    const setup = lines.filter((line) => !/ node example\./.test(line));
+    const runs = lines.filter((line) => / node example\./.test(line));
+    expect(runs.map((line) => /node (example\.\w+)/.exec(line)![1])).toEqual(['example.ts', 'example.mjs']);
+    const folder = mkdtempSync(join(tmpdir(), 'try-client-'));
+    const repository = resolve(CLIENT, '..');
+    try {
+      // Offline, as the suite runs: the client has no dependencies to fetch.
+      const env = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+      await run('bash', ['-e', '-c', setup.join('\n').replaceAll('/tmp/try-client', folder)], { cwd: repository, env });
+      const tarball = readdirSync(CLIENT).find((f) => f.endsWith('.tgz'))!;
+      await run('git', ['check-ignore', '-q', `client/${tarball}`], { cwd: repository });
+      for (const [line, node] of [
+        [runs[0], process.execPath],
+        [runs[1], SYSTEM_NODE],
+      ] as const) {
+        writeFileSync(join(folder, /node (example\.\w+)/.exec(line)![1]), example);
+        const command = line.replace(/#.*$/, '').replace('apk_...', key);
+        const { stdout } = await run('bash', ['-e', '-c', command], { cwd: folder, env: { ...env, PATH: `${dirname(node)}:${process.env.PATH}` } }).catch(
+          (error) => {
+            throw new Error(`${line}: ${error.stderr}`);
+          },
+        );
+        expect(stdout, line).toMatch(/\{ total: \d+, second: \d+ \}/);
+      }
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+      for (const file of readdirSync(CLIENT).filter((f) => f.endsWith('.tgz'))) rmSync(join(CLIENT, file));
+    }
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, EX_CONFIG } from '../../src/config/configError.ts';
 import { loadConfig } from '../../src/config/loadConfig.ts';
+import { CONFIG_VARIABLES, LISTENER_VARIABLES } from '../../src/config/configVariables.ts';
 
 /** The lines a bad environment gives, or [] when it loads. */
 function problemsOf(env: Record<string, string>): string[] {
@@ -107,5 +108,14 @@ describe('the configuration, read from the environment through one schema', () =
       embeddedDefault: false,
       dbConnectRetryMs: 5000,
     });
+  });
+
+  it('lets a command that never listens run past a bad listener-only variable, and never past any other', () => {
+    const names = new Set(CONFIG_VARIABLES.map((v) => v.name));
+    expect([...LISTENER_VARIABLES].filter((name) => !names.has(name))).toEqual([]);
+    const env = { PORT: 'abc', HOST: '', RATE_LIMIT_PER_KEY: '-1', SHUTDOWN_TIMEOUT_MS: 'soon' };
+    expect(problemsOf(env)).toHaveLength(3); // an empty HOST is unset: its default
+    expect(loadConfig(env, { listening: false })).toMatchObject({ port: 3000, shutdownTimeoutMs: 10_000 });
+    expect(() => loadConfig({ ...env, PG_POOL_MAX: 'abc' }, { listening: false })).toThrow(ConfigError);
   });
 });

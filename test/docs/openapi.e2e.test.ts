@@ -266,6 +266,7 @@ describe('the OpenAPI 3.1 document at /v3/openapi.json', { timeout: 60_000 }, ()
     await conforms('DELETE', '/v3/webhook_endpoints/{endpoint}', `/v3/webhook_endpoints/${hook}`, 204);
     await conforms('GET', '/health', '/health', 200, { key: null });
     await conforms('GET', '/ready', '/ready', 200, { key: null });
+    await conforms('GET', '/', '/', 200, { key: null });
     const metrics = await t.app.inject({ url: '/metrics' });
     expect(metrics.statusCode).toBe(200);
     expect(responseSchema('GET', '/metrics', 200, String(metrics.headers['content-type']).split(';')[0])).toBeDefined();

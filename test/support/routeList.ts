@@ -9,7 +9,7 @@ export function registeredRoutes(app: FastifyInstance): Array<{ method: string; 
   const routes: Array<{ method: string; path: string }> = [];
   const stack: string[] = [];
   for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
-    const match = /^([│ ├└─]*?)(\/\S*) \(([^)]+)\)/.exec(line);
+    const match = /^([│ ├└─]*?)(\S+) \(([^)]+)\)/.exec(line);
     if (!match) continue;
     const depth = match[1].length / 4 - 1;
     stack.length = depth;
