@@ -27,7 +27,7 @@ export interface Config {
   cardFingerprintSecret: string;
   /** PostgreSQL read replicas (DATABASE_REPLICA_URLS); empty: none. */
   replicaUrls: string[];
-  /** A replica further behind than this is not read from (REPLICA_MAX_LAG_MS). */
+  /** A replica whose data may be older than this is not read from (REPLICA_MAX_LAG_MS). */
   replicaMaxLagMs: number;
   /** Shared state for several instances (rate-limit counters); in-process when unset. */
   redisUrl: string | undefined;
