@@ -22,6 +22,7 @@ const throughPooler = [
   'test/db/timeZones.e2e.test.ts',
   'test/db/streamRowTexts.e2e.test.ts',
   'test/db/snapshotReader.e2e.test.ts',
+  'test/db/unansweredStatements.e2e.test.ts',
   'test/listing/filtersAndSorting.e2e.test.ts',
   'test/listing/deepPages.e2e.test.ts',
   'test/listing/exactPages.property.e2e.test.ts',

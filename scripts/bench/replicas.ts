@@ -98,7 +98,7 @@ export async function measureReplicas(shape: { payments: number; seconds: number
 
     // The check in-process: the choice when the replica is known far enough, and the question.
     const primaryDb = openDatabase(url, { poolMax: 2 });
-    const routing = openReadRouting(primaryDb, [cluster.standby.url], {}, 60_000);
+    const routing = openReadRouting(primaryDb, { primary: url, replicas: [cluster.standby.url] }, {}, 60_000);
     await routing.start();
     const calls = 200_000;
     let began = performance.now();

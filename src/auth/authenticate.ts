@@ -135,6 +135,15 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<Database
 }
 
 /**
+ * Lets an error be answered on an unproven key without its lookup, when the database was
+ * unreachable: the lookup would wait for that database again (a silent host: its whole connect
+ * timeout) for the same 503, and a 503 tells an unproven key nothing.
+ */
+export function waiveUnprovenKey(request: FastifyRequest): void {
+  if (request.caller?.unproven) request.caller.unproven = undefined;
+}
+
+/**
  * Before an error is answered: settles an unproven key (registerAuthentication) by its lookup,
  * and returns the problem that refuses it, if it is refused; undefined when the key holds (or was
  * proven already) and the error stands.

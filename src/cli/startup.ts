@@ -27,7 +27,7 @@ function databaseOptions(config: Config) {
 
 /** DATABASE_REPLICA_URLS' replicas, opened like the primary and asked once how far they are (none on SQLite). */
 export async function openConfiguredReplicas(db: Db, config: Config): Promise<ReadRouting> {
-  const reads = openReadRouting(db, config.replicaUrls, databaseOptions(config), config.replicaMaxLagMs);
+  const reads = openReadRouting(db, { primary: config.databaseUrl, replicas: config.replicaUrls }, databaseOptions(config), config.replicaMaxLagMs);
   await reads.start();
   return reads;
 }
@@ -39,7 +39,9 @@ export async function openConfiguredReplicas(db: Db, config: Config): Promise<Re
 export function describeReplicas(config: Config, views?: ReplicaView[]): string | undefined {
   if (config.replicaUrls.length === 0) return undefined;
   if (sqlitePathOf(config.databaseUrl)) return `read replicas ignored: DATABASE_REPLICA_URLS is for PostgreSQL, the database is SQLite`;
-  const names = views ? views.map((v) => `${v.name} (${v.status === 'up' ? `replaying, lag ${v.lagMs} ms` : v.status})`) : config.replicaUrls.map(replicaName);
+  const names = views
+    ? views.map((v) => `${v.name} (${v.status === 'up' ? `replaying, lag ${Math.round(v.lagMs)} ms` : v.status})`)
+    : config.replicaUrls.map(replicaName);
   return `read replicas ${names.join(' and ')}, reads after each tenant's last write, else the primary; lag bound ${config.replicaMaxLagMs} ms`;
 }
 

@@ -182,7 +182,7 @@ export const CONFIG_VARIABLES: ConfigVariable[] = [
   wholeNumber(
     'REPLICA_MAX_LAG_MS',
     5_000,
-    'a replica whose replay is this far behind is not read from (reads go to the primary) until it catches up; read-your-writes holds whatever the bound',
+    "a replica whose data may be this old is not read from (reads go to the primary) until it catches up: measured against the primary's own WAL position, sampled every quarter of this (100 ms to 1 s), so a replica that stopped receiving WAL ages too; read-your-writes holds whatever the bound",
     1,
   ),
   wholeNumber(

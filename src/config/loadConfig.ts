@@ -27,7 +27,7 @@ export interface Config {
   cardFingerprintSecret: string;
   /** PostgreSQL read replicas (DATABASE_REPLICA_URLS); empty: none. */
   replicaUrls: string[];
-  /** A replica further behind than this is not read from (REPLICA_MAX_LAG_MS). */
+  /** A replica whose data may be older than this is not read from (REPLICA_MAX_LAG_MS). */
   replicaMaxLagMs: number;
   /** How soon after a write its list changes are folded into the counts (COUNT_FOLD_MS). */
   countFoldMs: number;

@@ -19,6 +19,8 @@ import { preparingPool } from './preparedStatements.ts';
 import { poolerSafeClient } from './poolerSafeClient.ts';
 import { multiHostsOf, parsePostgresUrl } from '../config/postgresHosts.ts';
 import { writableHostClient } from './writableHostClient.ts';
+import { ANSWER_GRACE_MS, statementDeadlineClient } from './statementDeadline.ts';
+import { answersOnNewConnection } from './databaseAnswers.ts';
 import { mergeSettings, parseStartupOptions, sessionSettings, settingsStatement, startupOptionsText } from './sessionSettings.ts';
 import { timestamptzToIso } from './timestamptzText.ts';
 
@@ -37,6 +39,12 @@ export interface Db {
   native: NativeHandle;
   /** Tenants whose committed writes recorded list changes (counts/countFolder.ts folds them). */
   listChanges: ChangeSignal;
+  /**
+   * PostgreSQL: how long a statement may go without an answer before its connection is given up
+   * (the statement limit plus ANSWER_GRACE_MS; statementDeadline.ts). An export's COPY, which has
+   * no limit, asks whether the database still answers after this long without bytes. Undefined: no bound.
+   */
+  unansweredAfterMs?: number;
 }
 
 export type NativeHandle = { dialect: 'sqlite'; database: DatabaseSync } | { dialect: 'postgres'; pool: pg.Pool };
@@ -78,6 +86,12 @@ export interface OpenOptions {
 
 export const DEFAULT_CONNECTION_TIMEOUT_MS = 5_000;
 export const DEFAULT_PING_TIMEOUT_MS = 2_000;
+/**
+ * TCP keepalive on every connection: after this long idle, a probe every second, ten unanswered
+ * and the kernel ends it (Node's defaults after the delay). The OS's own delay is two hours: a
+ * pooled connection to a host gone without a reset would wait that long to be found dead.
+ */
+const KEEPALIVE_IDLE_MS = 10_000;
 
 const PG_TIMESTAMPTZ = 1184;
 const PG_INT8 = 20;
@@ -166,12 +180,18 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
           });
     // Several hosts (libpq's multi-host URL): each new connection finds the one that takes writes.
     const hosts = multiHostsOf(connectionString);
-    const Client = hosts ? writableHostClient(carrying ?? pg.Client, hosts) : carrying;
-    const pool = new pg.Pool({
+    const limitMs = options.statementTimeoutMs ?? 0;
+    // No statement waits on a silent server past its limit plus a grace (a host gone without a reset).
+    const stillAnswering = () => answersOnNewConnection(pool, limitMs + ANSWER_GRACE_MS);
+    const Bounded = limitMs > 0 ? statementDeadlineClient(carrying ?? pg.Client, { limitMs, stillAnswering }) : carrying;
+    const Client = hosts ? writableHostClient(Bounded ?? pg.Client, hosts) : Bounded;
+    const pool: pg.Pool = new pg.Pool({
       connectionString: hosts ? hosts[0]?.url : connectionString,
       max: options.poolMax ?? 10,
       // Without a bound a request waits forever while the server is unreachable or the pool is drained.
       connectionTimeoutMillis: options.connectionTimeoutMs ?? DEFAULT_CONNECTION_TIMEOUT_MS,
+      keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_IDLE_MS,
       types: pgTypes(),
       // A pooler refuses startup options, and would hand the next transaction to another server
       // connection anyway: each statement outside a transaction, and each transaction, carries them.
@@ -184,12 +204,13 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
     const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
-    return wrap(kysely, { dialect: 'postgres', pool }, () => ({
+    const db = wrap(kysely, { dialect: 'postgres', pool }, () => ({
       total: pool.totalCount,
       idle: pool.idleCount,
       waiting: pool.waitingCount,
       max: pool.options.max ?? 10,
     }));
+    return limitMs > 0 ? { ...db, unansweredAfterMs: limitMs + ANSWER_GRACE_MS } : db;
   }
   const path = sqlitePathOf(databaseUrl);
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);

@@ -129,6 +129,19 @@ export class NoWritableHost extends Error {
   }
 }
 
+/**
+ * A connection we gave up: its statement (or an export's COPY) had no answer from the server
+ * within its limit plus a grace, as when the host vanished without a reset (a dropped route, a
+ * dead VM). SQLSTATE 08006 (connection_failure), so it is a 503 like any connection lost.
+ */
+export class DatabaseNotAnswering extends Error {
+  readonly code = '08006';
+  constructor(waitedMs: number) {
+    super(`the database sent nothing for ${waitedMs} ms: its connection was closed`);
+    this.name = 'DatabaseNotAnswering';
+  }
+}
+
 /** The 503 a database failure deserves, or undefined when it is not one (a bug stays a 500). */
 export function databaseProblem(error: unknown): Problem | undefined {
   const busy = databaseBusyProblem(error);

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from './database.ts';
 import { isDatabaseUnavailable, isTransactionConflict } from './databaseErrors.ts';
+import { PrimaryPositions } from './primaryPositions.ts';
 
 /**
  * Read replicas with read-your-writes, exactly and across instances (issue 32).
@@ -20,28 +21,33 @@ import { isDatabaseUnavailable, isTransactionConflict } from './databaseErrors.t
  * enough (a stale memory can only send a read to the primary, never to a replica that lacks the
  * write). When every replica is remembered short of the position, the ones not asked within
  * ASK_AGAIN_AFTER_MS are asked again (one question per replica at a time, whoever waits for it)
- * for at most ASK_BUDGET_MS; then the primary answers. A background check (CHECK_EVERY_MS) keeps
+ * for at most ASK_BUDGET_MS; then the primary answers. A background check (checkEveryMs) keeps
  * lag and liveness current for metrics and for tenants without recent writes.
  *
  * Besides the position: a replica that is down, no longer a standby (promoted, or a URL that
- * names a primary), or whose replay lags more than the bound (REPLICA_MAX_LAG_MS) is passed
+ * names a primary), or whose data may be older than the bound (REPLICA_MAX_LAG_MS) is passed
  * over, and a read that fails on a replica because it went away or was cancelled by a conflict
- * with recovery runs again on the primary.
+ * with recovery runs again on the primary. How old is measured against the primary's own WAL
+ * position, sampled on this process's clock (primaryPositions.ts): a standby cut off from its
+ * primary has replayed all it received, yet falls behind the primary's later samples.
  */
 
 /** A replica asked less than this long ago is not asked again for a read that finds it short. */
 const ASK_AGAIN_AFTER_MS = 2;
 /** How long a read waits for replicas to say how far they are before going to the primary. */
 const ASK_BUDGET_MS = 20;
-/** The background check's period: lag and liveness for /metrics, and a down replica's return. */
-const CHECK_EVERY_MS = 1_000;
+/**
+ * The background check's period (the primary's position sampled, then every replica asked):
+ * lag and liveness for /metrics, a down replica's return. A replica up to date is measured as
+ * old as the last sample, so the period is a quarter of the bound (at least 100 ms, at most 1 s).
+ */
+export function checkEveryMs(maxLagMs: number): number {
+  return Math.min(1_000, Math.max(100, Math.floor(maxLagMs / 4)));
+}
 
-/** How far a standby is, asked in one statement (bytes from 0/0; lag 0 when it has replayed all it received). */
-const REPLAY_QUESTION = sql<{ standby: boolean; replayed: number | null; lag_ms: number | null }>`
-  select pg_is_in_recovery() as standby,
-    (pg_last_wal_replay_lsn() - '0/0')::bigint as replayed,
-    case when pg_last_wal_receive_lsn() is null or pg_last_wal_receive_lsn() <= pg_last_wal_replay_lsn() then 0
-      else (extract(epoch from now() - pg_last_xact_replay_timestamp()) * 1000)::bigint end as lag_ms`;
+/** How far a standby is, asked in one statement (bytes from 0/0). */
+const REPLAY_QUESTION = sql<{ standby: boolean; replayed: number | null }>`
+  select pg_is_in_recovery() as standby, (pg_last_wal_replay_lsn() - '0/0')::bigint as replayed`;
 
 export type ReplicaStatus = 'unknown' | 'up' | 'down' | 'not-a-standby';
 
@@ -63,7 +69,7 @@ export interface ReplicaView {
   status: ReplicaStatus;
   /** Replay position last answered (bytes), -1 before the first answer. */
   replayed: number;
-  /** Replay lag last answered (ms); Infinity when unknown. */
+  /** How old its data may be (ms): since the primary was last seen at a position it has replayed; Infinity when unknown. */
   lagMs: number;
 }
 
@@ -72,17 +78,20 @@ export class ReadReplica {
   readonly name: string;
   readonly db: Db;
   readonly #probe: Db;
+  readonly #positions: PrimaryPositions;
   status: ReplicaStatus = 'unknown';
   replayed = -1;
-  lagMs = Number.POSITIVE_INFINITY;
   /** performance.now() of the last answer (or failure). */
   askedAt = Number.NEGATIVE_INFINITY;
+  /** The latest time its data is proven current as of (replay only moves forward: a proof stays one). */
+  #currentAsOf = Number.NEGATIVE_INFINITY;
   #asking: Promise<void> | undefined;
 
-  constructor(name: string, db: Db, probe: Db) {
+  constructor(name: string, db: Db, probe: Db, positions: PrimaryPositions) {
     this.name = name;
     this.db = db;
     this.#probe = probe;
+    this.#positions = positions;
   }
 
   /** Asks how far it is; concurrent callers share one question. Never throws: a failure marks it down. */
@@ -94,9 +103,11 @@ export class ReadReplica {
         if (!row?.standby || row.replayed === null) {
           this.status = 'not-a-standby';
         } else {
+          const replayed = Number(row.replayed);
+          // Behind what it answered before: another server under that name (rebuilt from a backup); no proof holds.
+          if (replayed < this.replayed) this.#currentAsOf = Number.NEGATIVE_INFINITY;
           this.status = 'up';
-          this.replayed = Number(row.replayed);
-          this.lagMs = Number(row.lag_ms ?? 0);
+          this.replayed = replayed;
         }
       } catch {
         this.status = 'down';
@@ -106,6 +117,13 @@ export class ReadReplica {
       }
     })();
     return this.#asking;
+  }
+
+  /** How old its data may be now (ms); Infinity before anything proves it current. */
+  get lagMs(): number {
+    const covered = this.#positions.coveredAt(this.replayed);
+    if (covered !== undefined && covered > this.#currentAsOf) this.#currentAsOf = covered;
+    return performance.now() - this.#currentAsOf;
   }
 
   usable(maxLagMs: number): boolean {
@@ -133,25 +151,40 @@ export class ReadRouting {
   readonly primary: Db;
   readonly replicas: readonly ReadReplica[];
   readonly maxLagMs: number;
+  /** The primary's WAL position over time, which the replicas' lag is measured against. */
+  readonly positions: PrimaryPositions;
   /** Reads by target and reason, for /metrics. */
   readonly counts = new Map<string, number>();
   #next = 0;
   #timer: NodeJS.Timeout | undefined;
+  #checking: Promise<void> | undefined;
 
-  constructor(primary: Db, replicas: ReadReplica[] = [], maxLagMs = Number.POSITIVE_INFINITY) {
+  constructor(primary: Db, replicas: ReadReplica[] = [], maxLagMs = Number.POSITIVE_INFINITY, positions = new PrimaryPositions()) {
     this.primary = primary;
     this.replicas = replicas;
     this.maxLagMs = maxLagMs;
+    this.positions = positions;
   }
 
-  /** Asks every replica once (the start-up line says what they answered), then every CHECK_EVERY_MS. */
+  /** Checks once (the start-up line says what the replicas answered), then every checkEveryMs. */
   async start(): Promise<void> {
     if (this.replicas.length === 0) return;
-    await Promise.all(this.replicas.map((r) => r.ask()));
-    this.#timer = setInterval(() => {
-      for (const r of this.replicas) void r.ask();
-    }, CHECK_EVERY_MS);
+    await this.#check();
+    this.#timer = setInterval(() => void this.#check(), checkEveryMs(this.maxLagMs));
     this.#timer.unref();
+  }
+
+  /** The primary's position first, then the replicas: one up to date has then replayed that sample. */
+  #check(): Promise<void> {
+    this.#checking ??= (async () => {
+      try {
+        await this.positions.sample();
+        await Promise.all(this.replicas.map((r) => r.ask()));
+      } finally {
+        this.#checking = undefined;
+      }
+    })();
+    return this.#checking;
   }
 
   /**
@@ -227,6 +260,6 @@ export class ReadRouting {
 
   async close(): Promise<void> {
     clearInterval(this.#timer);
-    await Promise.all(this.replicas.map((r) => r.close()));
+    await Promise.all([...this.replicas.map((r) => r.close()), this.positions.close()]);
   }
 }

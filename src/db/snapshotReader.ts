@@ -5,6 +5,9 @@ import pg from 'pg';
 import { to as copyTo } from 'pg-copy-streams';
 import type { Db } from './database.ts';
 import type { SnapshotReply, SnapshotRequest } from './sqliteSnapshotWorker.ts';
+import { boundSilence } from './copySilence.ts';
+import { answersOnNewConnection } from './databaseAnswers.ts';
+import { giveUpConnection } from './statementDeadline.ts';
 
 const { escapeLiteral } = pg;
 
@@ -36,6 +39,8 @@ export interface SnapshotReader {
 export interface SnapshotOptions {
   /** PostgreSQL `statement_timeout` for the snapshot's statements (ms); 0: none. */
   statementTimeoutMs: number;
+  /** PostgreSQL: after this long without a COPY's next bytes, whether the database still answers is asked (copySilence.ts); unset: never. */
+  quietMs?: number;
 }
 
 /**
@@ -91,9 +96,17 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
         // a healthy export to a slow client.
         await client.query('set local statement_timeout = 0');
         const stream = client.query(copyTo(text));
+        const quietMs = options.quietMs;
+        const chunks: AsyncIterable<Buffer> = quietMs
+          ? boundSilence(stream, {
+              quietMs,
+              stillAnswering: () => answersOnNewConnection(pool, quietMs),
+              giveUp: (error) => giveUpConnection(client, error),
+            })
+          : stream;
         let complete = false;
         try {
-          for await (const chunk of stream) yield chunk as Buffer;
+          for await (const chunk of chunks) yield chunk;
           complete = true;
           await client.query(`set local statement_timeout = ${timeoutMs}`);
         } finally {
@@ -229,5 +242,6 @@ async function sqliteSnapshot(main: DatabaseSync): Promise<SnapshotReader> {
 }
 
 export async function openSnapshot(db: Db, options: SnapshotOptions): Promise<SnapshotReader> {
-  return db.native.dialect === 'postgres' ? postgresSnapshot(db.native.pool, options) : sqliteSnapshot(db.native.database);
+  if (db.native.dialect === 'sqlite') return sqliteSnapshot(db.native.database);
+  return postgresSnapshot(db.native.pool, db.unansweredAfterMs ? { quietMs: db.unansweredAfterMs, ...options } : options);
 }

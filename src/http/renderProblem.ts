@@ -2,10 +2,10 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { malformedRequest, notFound, Problem, validationProblem, type FieldErrors } from '../core/problem.ts';
 import { schemaIssues, type VerboseSchemaError } from '../core/schemaIssues.ts';
 import { noRouteDetail } from '../versioning/unknownVersion.ts';
-import { databaseProblem, poolerHint } from '../db/databaseErrors.ts';
+import { databaseProblem, isDatabaseUnavailable, poolerHint } from '../db/databaseErrors.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 import { ClientGone, clientClosedRequest, isClientAbort } from '../core/clientAborts.ts';
-import { settleUnprovenKey } from '../auth/authenticate.ts';
+import { settleUnprovenKey, waiveUnprovenKey } from '../auth/authenticate.ts';
 
 /** The field errors of a failed schema validation (a route's querystring may word its own). */
 export function schemaFieldErrors(request: FastifyRequest, error: FastifyError): FieldErrors {
@@ -51,7 +51,9 @@ export function sendProblem(reply: FastifyReply, problem: Problem) {
 export function registerProblemRendering(app: FastifyInstance): void {
   app.setErrorHandler(async (thrown: FastifyError | Problem, request, reply) => {
     // On a key not yet checked for this request (a list route's, auth/authenticate.ts), nothing
-    // is answered before its lookup: a key refused now gets its own problem, as it would have first.
+    // is answered before its lookup: a key refused now gets its own problem, as it would have
+    // first. Unless the database was unreachable (waiveUnprovenKey says why).
+    if (isDatabaseUnavailable(thrown)) waiveUnprovenKey(request);
     const refusal = (await settleUnprovenKey(request)) as FastifyError | Problem | undefined;
     const error = refusal ?? thrown;
     const problem = toProblem(request, error);

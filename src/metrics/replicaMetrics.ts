@@ -4,7 +4,7 @@ import type { ReadRouting } from '../db/readReplicas.ts';
 /**
  * Read replicas in /metrics: reads by where they ran and why (`db_reads_total{target,reason}`;
  * reason `caught-up`, `behind-tenant`, `unusable`, `replica-failed` or `no-replica`), and per
- * replica its state and replay lag as last answered.
+ * replica its state and how old its data may be (measured against the primary's own position).
  */
 export function registerReplicaMetrics(register: Registry, reads: ReadRouting): void {
   new Counter({
@@ -19,7 +19,7 @@ export function registerReplicaMetrics(register: Registry, reads: ReadRouting): 
   });
   new Gauge({
     name: 'db_replica_lag_seconds',
-    help: "A read replica's replay lag as it last answered (0: it has replayed all it received; +Inf: unknown)",
+    help: "How old a read replica's data may be: seconds since the primary was last seen at a WAL position the replica has replayed (+Inf: unknown)",
     labelNames: ['replica'],
     registers: [register],
     // Under WORKERS=n each worker asks on its own: the worst answer, not their sum.

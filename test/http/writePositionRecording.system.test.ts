@@ -26,7 +26,7 @@ describe('recording write positions, with a replica configured', () => {
     tenantId = (await findOrCreateTenant(db.kysely, 'writer')).id;
     key = await createApiKey(db.kysely, tenantId, ['read', 'write']);
     // The "replica" is the primary itself: it answers as no standby, so reads stay on the primary.
-    reads = openReadRouting(db, [own.url], { poolMax: 1 }, 5_000);
+    reads = openReadRouting(db, { primary: own.url, replicas: [own.url] }, { poolMax: 1 }, 5_000);
     await reads.start();
     app = await buildApp({
       config: {

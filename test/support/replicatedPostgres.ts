@@ -1,5 +1,5 @@
 import { execFile, execFileSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -32,13 +32,22 @@ export interface ReplicatedPostgres {
   destroy(): Promise<void>;
 }
 
+export interface ReplicationOptions {
+  /** A commit waits for the standby (the default); off, the primary takes writes whatever the standby does. */
+  synchronous?: boolean;
+  /** The port the standby streams from, given the primary's: a relay in between (the primary's own port by default). */
+  streamVia?: (primaryPort: number) => Promise<number>;
+}
+
 /**
  * A primary and a streaming standby of their own (Debian's server binaries, loopback ports, a temp
  * directory): `initdb`, then `pg_basebackup -R` for the standby, with synchronous replication
- * (`synchronous_standby_names = '*'`), so a write acknowledged by the primary is on the standby.
- * For the failover drill; the machine's shared server is never touched.
+ * (`synchronous_standby_names = '*'`), so a write acknowledged by the primary is on the standby,
+ * unless `synchronous` is false. For the failover drill; the machine's shared server is never touched.
  */
-export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
+export async function startReplicatedPostgres(options: ReplicationOptions = {}): Promise<ReplicatedPostgres> {
+  const synchronous = options.synchronous ?? true;
+  const primarySettings = synchronous ? PRIMARY_SETTINGS : [];
   if (!existsSync(join(BIN, 'initdb'))) throw new Error(`PostgreSQL server binaries not found in ${BIN} (set PG_BIN_DIR)`);
   const dir = mkdtempSync(join(tmpdir(), 'payments-pg-pair-'));
   const ids = ownerIds();
@@ -83,7 +92,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const primaryData = join(dir, 'primary');
   const standbyData = join(dir, 'standby');
   const cluster: ReplicatedPostgres = {
-    primary: node(primaryData, primaryPort, PRIMARY_SETTINGS),
+    primary: node(primaryData, primaryPort, primarySettings),
     standby: node(standbyData, standbyPort),
     url: `postgres://postgres@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/postgres`,
     async destroy() {
@@ -103,7 +112,7 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       timeout: 60_000,
     });
     // Synchronous: a commit is acknowledged once the standby has it (initdb's pg_hba lets loopback replicate).
-    await start(primaryData, primaryPort, PRIMARY_SETTINGS);
+    await start(primaryData, primaryPort, primarySettings);
     await run(
       ...asOwner(join(BIN, 'pg_basebackup'), [
         '-h',
@@ -121,14 +130,19 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       ]),
       { timeout: 60_000 },
     );
+    if (options.streamVia) {
+      // The last setting of a name in the file wins over the one `-R` wrote.
+      const via = await options.streamVia(primaryPort);
+      appendFileSync(join(standbyData, 'postgresql.auto.conf'), `primary_conninfo = 'host=127.0.0.1 port=${via} user=postgres application_name=standby'\n`);
+    }
     await start(standbyData, standbyPort, []);
-    // Streaming and synchronous before anything is written.
+    // Streaming (and synchronous, when asked) before anything is written.
     const admin = new pg.Client({ connectionString: cluster.primary.url });
     await admin.connect();
     try {
       for (let tries = 0; ; tries++) {
         const { rows } = await admin.query<{ sync_state: string }>('select sync_state from pg_stat_replication');
-        if (rows[0]?.sync_state === 'sync') break;
+        if (rows[0]?.sync_state === (synchronous ? 'sync' : 'async')) break;
         if (tries > 200) throw new Error(`the standby did not become synchronous: ${JSON.stringify(rows)}`);
         await new Promise((resume) => setTimeout(resume, 100));
       }
