@@ -39,6 +39,7 @@ export async function floorRate(
   url.search = '';
   const { stdout } = await run('pgbench', ['-n', '-M', 'prepared', '-c', String(connections), '-j', '2', '-T', String(seconds), '-f', file, url.toString()], {
     env: { ...process.env, PGOPTIONS: options },
+    maxBuffer: 1 << 30,
   });
   const tps = /tps = ([0-9.]+)/.exec(stdout);
   if (!tps) throw new Error(`pgbench printed no rate: ${stdout}`);
