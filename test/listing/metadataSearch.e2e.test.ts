@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { entriesBehind } from '../../src/listing/entriesCurrent.ts';
 import { foldAll } from '../support/foldAll.ts';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
@@ -211,7 +212,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
   };
 
   /** One list read, checked against the model: the page (or the whole export) and the total. */
-  async function checkRead(key: string, accounts: Map<string, Resource>, payments: Map<string, Resource>, read: Read) {
+  async function checkRead(key: string, accounts: Map<string, Resource>, payments: Map<string, Resource>, read: Read, tenantId: string) {
     const table = read.list === 'accounts' ? 'accounts' : 'payments';
     const scopeAccount = read.list === 'account payments' ? pick([...accounts.keys()], read.pick) : undefined;
     if (read.list === 'account payments' && scopeAccount === undefined) return;
@@ -296,13 +297,15 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     }
     if (expected.length > (page - 1) * read.perPage) reached.found++;
     if (page > 1 && expected.length > (page - 1) * read.perPage) reached.deeper++;
+    // A move of a payment's status or amount waiting to be folded sends such a search to the payments instead (entriesCurrent.ts).
+    const behind = path === '/v3/payments' && (await entriesBehind(t.database.db.kysely, tenantId));
     const response = await call(app, 'GET', `${path}?${params.join('&')}&per_page=${read.perPage}&page=${page}`, key);
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
     const where = `${path}?${params.join('&')} page ${page}/${read.perPage}`;
     expect(body.meta.total, where).toBe(expected.length);
     expect(body.data, where).toEqual(expected.slice((page - 1) * read.perPage, page * read.perPage));
-    if (entryOrder) expect(response.headers['x-page-strategy'], where).toBe(expected.length > (page - 1) * read.perPage ? 'entries' : 'past-end');
+    if (entryOrder && !behind) expect(response.headers['x-page-strategy'], where).toBe(expected.length > (page - 1) * read.perPage ? 'entries' : 'past-end');
   }
 
   /**
@@ -423,7 +426,7 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
           break;
         }
         case 'read':
-          await checkRead(key, accounts, payments, command);
+          await checkRead(key, accounts, payments, command, tenantId);
           break;
         case 'totals':
           await checkTotals(tenantId, key, { accounts, payments }, command);
