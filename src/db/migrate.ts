@@ -31,6 +31,7 @@ import { sqliteDimensionIndexesCarryDimensionsMigration } from './migrations/002
 import { paymentEntriesCarryDimensionsMigration } from './migrations/0030_payment_entries_carry_dimensions.ts';
 import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
 import { paymentEntriesCarryStatusMigration } from './migrations/0032_payment_entries_carry_status.ts';
+import { tenantPinnedSweepsMigration } from './migrations/0035_tenant_pinned_sweeps.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -73,6 +74,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0030_payment_entries_carry_dimensions': paymentEntriesCarryDimensionsMigration(dialect),
     '0031_pair_buckets': pairBucketsMigration(dialect),
     '0032_payment_entries_carry_status': paymentEntriesCarryStatusMigration(dialect),
+    '0035_tenant_pinned_sweeps': tenantPinnedSweepsMigration(dialect),
   };
 }
 
