@@ -162,7 +162,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
           });
     // Several hosts (libpq's multi-host URL): each new connection finds the one that takes writes.
     const hosts = multiHostsOf(connectionString);
-    const Client = hosts ? writableHostClient(carrying ?? pg.Client, hosts) : carrying;
+    const Client = hosts ? writableHostClient(carrying ?? pg.Client, hosts, pooler !== 'none') : carrying;
     const pool = new pg.Pool({
       connectionString: hosts ? hosts[0]?.url : connectionString,
       max: options.poolMax ?? 10,
