@@ -1,16 +1,34 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** A TCP port free on 127.0.0.1 right now, for a server of a test's or the bench's own. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Where the next port of LOOPBACK_PORTS is looked for (each port handed out once per process). */
+let nextInRange = 0;
+
+function tryPort(port: number): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => {
+      const { port: bound } = server.address() as { port: number };
+      server.close(() => resolve(bound));
     });
   });
+}
+
+/**
+ * A TCP port free on 127.0.0.1 right now, for a server of a test's or the bench's own: any the
+ * kernel gives, or with LOOPBACK_PORTS=55300-55499 one of that range (on a machine where several
+ * people's clusters each keep to ports of their own).
+ */
+export async function freePort(): Promise<number> {
+  const range = /^(\d+)-(\d+)$/.exec(process.env.LOOPBACK_PORTS ?? '');
+  if (!range) return (await tryPort(0))!;
+  const [low, high] = [Number(range[1]), Number(range[2])];
+  for (let tries = 0; tries <= high - low; tries++) {
+    const port = low + ((nextInRange++ + (process.pid % 50)) % (high - low + 1));
+    if (await tryPort(port)) return port;
+  }
+  throw new Error(`no free port left in LOOPBACK_PORTS=${process.env.LOOPBACK_PORTS}`);
 }
 
 /**
