@@ -131,6 +131,10 @@ export function webhookTenantsQuery(db: Db['kysely'], after: string, limit: numb
   return db.selectFrom('tenants').select('id').where('webhook_endpoints', '>', 0).where('id', '>', after).orderBy('id').limit(limit);
 }
 
+/**
+ * What the tenant has for the sender, in one statement without a transaction (most tenants have
+ * nothing most polls): a delivery due, and an endpoint with queued deliveries and no head.
+ */
 export function tenantWorkQuery(db: Db['kysely'], tenantId: string, now: string) {
   return db.selectNoFrom((eb) => [
     eb.exists(dueQuery(db, tenantId, now, 1).clearSelect().select(sql`1`.as('one'))).as('due'),
@@ -138,10 +142,7 @@ export function tenantWorkQuery(db: Db['kysely'], tenantId: string, now: string)
   ]);
 }
 
-/**
- * What the tenant has for the sender, in one statement without a transaction (most tenants have
- * nothing most polls): a delivery due, and an endpoint with queued deliveries and no head.
- */
+/** tenantWorkQuery's answer, as booleans. */
 export async function tenantWork(db: Db['kysely'], tenantId: string, now: Date): Promise<{ due: boolean; headless: boolean }> {
   const row = await tenantWorkQuery(db, tenantId, now.toISOString()).executeTakeFirstOrThrow();
   // SQLite answers 0/1, PostgreSQL false/true.
