@@ -136,9 +136,16 @@ export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[]
       // promoted since still says in_hot_standby=on through PgBouncer. Asked there, always.
       const inHotStandby = behindPooler ? undefined : reported.get(IN_HOT_STANDBY);
       if (inHotStandby !== undefined) return inHotStandby === 'on' || reported.get(DEFAULT_READ_ONLY) === 'on';
-      // A server that reports neither (before 14): asked, as libpq does.
-      const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_QUESTION);
-      return rows[0]?.read_only === true;
+      // A server that reports neither (before 14): asked, as libpq does. A connection that ends
+      // meanwhile (a pooler whose server is gone hangs up) fails the question, and is also an
+      // 'error' event nobody listens to yet (the pool does once connect returns): kept quiet here.
+      this.on('error', noop);
+      try {
+        const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_QUESTION);
+        return rows[0]?.read_only === true;
+      } finally {
+        this.off('error', noop);
+      }
     }
   };
 }
