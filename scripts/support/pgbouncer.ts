@@ -25,6 +25,8 @@ export interface PgBouncerOptions {
   serverPort?: number;
   /** Where it listens (on 127.0.0.1); a free port when unset. */
   port?: number;
+  /** More `[pgbouncer]` settings (name = value). */
+  settings?: Record<string, string | number>;
 }
 
 function accepts(port: number): Promise<boolean> {
@@ -68,6 +70,7 @@ export async function startPgBouncer(options: PgBouncerOptions = {}): Promise<Pg
       `logfile = ${logFile}`,
       'log_connections = 0',
       'log_disconnections = 0',
+      ...Object.entries(options.settings ?? {}).map(([name, value]) => `${name} = ${value}`),
       '',
     ].join('\n'),
   );

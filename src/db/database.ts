@@ -184,7 +184,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // No statement waits on a silent server past its limit plus a grace (a host gone without a reset).
     const stillAnswering = () => answersOnNewConnection(pool, limitMs + ANSWER_GRACE_MS);
     const Bounded = limitMs > 0 ? statementDeadlineClient(carrying ?? pg.Client, { limitMs, stillAnswering }) : carrying;
-    const Client = hosts ? writableHostClient(Bounded ?? pg.Client, hosts) : Bounded;
+    const Client = hosts ? writableHostClient(Bounded ?? pg.Client, hosts, pooler !== 'none') : Bounded;
     const pool: pg.Pool = new pg.Pool({
       connectionString: hosts ? hosts[0]?.url : connectionString,
       max: options.poolMax ?? 10,

@@ -32,6 +32,7 @@ import { paymentEntriesCarryDimensionsMigration } from './migrations/0030_paymen
 import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
 import { paymentEntriesCarryStatusMigration } from './migrations/0032_payment_entries_carry_status.ts';
 import { listChangesMigration } from './migrations/0033_list_changes.ts';
+import { tenantPinnedSweepsMigration } from './migrations/0035_tenant_pinned_sweeps.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -75,6 +76,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0031_pair_buckets': pairBucketsMigration(dialect),
     '0032_payment_entries_carry_status': paymentEntriesCarryStatusMigration(dialect),
     '0033_list_changes': listChangesMigration(dialect),
+    '0035_tenant_pinned_sweeps': tenantPinnedSweepsMigration(dialect),
   };
 }
 

@@ -5,6 +5,8 @@ export interface TenantTable {
   id: string;
   name: string;
   created_at: string;
+  /** How many webhook endpoints it has (migration 0035): the sender sweeps the tenants that have any. */
+  webhook_endpoints: Generated<number>;
 }
 
 export interface ApiKeyTable {
@@ -151,6 +153,8 @@ export interface SeedRunTable {
 
 /** The accounts a tenant had when a seed run started, in the order the run uses them. */
 export interface SeedRunAccountTable {
+  /** The run's tenant (migration 0035): every statement names it. */
+  tenant_id: string;
   run_id: string;
   position: number;
   account_id: string;

@@ -47,10 +47,10 @@ function isFinal(error: unknown): boolean {
  * over; when every host is, connect fails with NoWritableHost (a 503), naming each and why; when
  * every host gave the same kind of final refusal (a wrong password), that refusal itself.
  *
- * `Base` is pg.Client or poolerSafeClient's class: behind a pooler the question carries the
- * settings like any other statement.
+ * `Base` is pg.Client or poolerSafeClient's class: behind a pooler (`behindPooler`) the question
+ * is always asked, and carries the settings like any other statement.
  */
-export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[]): typeof pg.Client {
+export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[], behindPooler = false): typeof pg.Client {
   const choice: HostChoice = { lastWritable: 0 };
   return class WritableHostClient extends Base {
     readonly #config: ClientConfig;
@@ -132,11 +132,20 @@ export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[]
     }
 
     async #readOnly(reported: Map<string, string>): Promise<boolean> {
-      const inHotStandby = reported.get(IN_HOT_STANDBY);
+      // A pooler's welcome repeats what its first server connection reported, long ago: a standby
+      // promoted since still says in_hot_standby=on through PgBouncer. Asked there, always.
+      const inHotStandby = behindPooler ? undefined : reported.get(IN_HOT_STANDBY);
       if (inHotStandby !== undefined) return inHotStandby === 'on' || reported.get(DEFAULT_READ_ONLY) === 'on';
-      // A server that reports neither (before 14): asked, as libpq does.
-      const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_QUESTION);
-      return rows[0]?.read_only === true;
+      // A server that reports neither (before 14): asked, as libpq does. A connection that ends
+      // meanwhile (a pooler whose server is gone hangs up) fails the question, and is also an
+      // 'error' event nobody listens to yet (the pool does once connect returns): kept quiet here.
+      this.on('error', noop);
+      try {
+        const { rows } = await this.query<{ read_only: boolean }>(READ_ONLY_QUESTION);
+        return rows[0]?.read_only === true;
+      } finally {
+        this.off('error', noop);
+      }
     }
   };
 }

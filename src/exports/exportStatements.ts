@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { listTotalSelect, wholeListQuery, type KeyedPlan } from '../listing/fetchListPage.ts';
+import { applyConditions, applyOrder } from '../listing/applyListQuery.ts';
 import { keyedConditionOf, keyedCounts, keyedPlanOf } from '../listing/keyedFilters.ts';
 import { sortedIdsListSelect, wholeListSelect } from '../listing/listPageQueries.ts';
 import type { ListScope, ListTable } from '../listing/listScope.ts';
@@ -22,6 +23,22 @@ async function keyedExportPlan(db: Kysely<Database>, dialect: Dialect, table: Li
   return plan && { column: keyed.column, walk: plan.walk };
 }
 
+/**
+ * PostgreSQL: the list's rows in its order, the tenant named as `tenant_id` itself. The list's
+ * own select (wholeListSelect) writes a metadata search's tenant as `(tenant_id || '')` to keep
+ * SQLite off the tenant's indexes; PostgreSQL drives from the entries either way, and Citus
+ * routes the COPY to the tenant's shard only by `tenant_id = …` (docs/scaling.md).
+ */
+function tenantListSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
+  let select = db
+    .selectFrom(table as 'payments')
+    .select('resource')
+    .where('tenant_id', '=', scope.tenantId);
+  if (scope.accountId !== undefined) select = select.where('account_id', '=', scope.accountId);
+  if (scope.endpointId !== undefined) select = select.where(sql.ref('endpoint_id'), '=', scope.endpointId);
+  return applyOrder(applyConditions(select, query, scope.tenantId), query);
+}
+
 /** What an export reads: the list's total (as the list takes it) and every row in its order. */
 export async function exportStatements(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery) {
   const keyed = await keyedExportPlan(db, dialect, table, scope, query);
@@ -29,6 +46,9 @@ export async function exportStatements(db: Kysely<Database>, dialect: Dialect, t
   return {
     total: listTotalSelect(db, dialect, table, scope, query, keyed).select,
     // The keyed filter's rows read and sorted: their ids alone sorted, then the rows by id, as a page's are.
-    rows: (keyed?.walk === false ? sortedIdsListSelect : wholeListSelect)(db, table, scope, rows),
+    rows:
+      dialect === 'postgres'
+        ? tenantListSelect(db, table, scope, rows)
+        : (keyed?.walk === false ? sortedIdsListSelect : wholeListSelect)(db, table, scope, rows),
   };
 }

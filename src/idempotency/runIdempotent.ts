@@ -1,6 +1,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Db } from '../db/database.ts';
+import { everyTenantId } from '../db/everyTenantId.ts';
 import { inWriteTransaction, type Write } from '../db/writeTransaction.ts';
 import { issue, Problem, validationProblem } from '../core/problem.ts';
 
@@ -137,10 +138,10 @@ export async function runIdempotent(
   return { ...answer.result, replayed: answer.replayed };
 }
 
-/** Drops keys past their retention; cheap (indexed by created_at), run now and then. */
+/** Drops keys past their retention, tenant by tenant (each statement names one; index idempotency_keys_tenant_created); run now and then. */
 export async function purgeExpiredKeys(db: Kysely<Database>, now = Date.now()): Promise<void> {
-  await db
-    .deleteFrom('idempotency_keys')
-    .where('created_at', '<', new Date(now - KEY_RETENTION_MS).toISOString())
-    .execute();
+  const before = new Date(now - KEY_RETENTION_MS).toISOString();
+  for await (const tenantId of everyTenantId(db)) {
+    await db.deleteFrom('idempotency_keys').where('tenant_id', '=', tenantId).where('created_at', '<', before).execute();
+  }
 }

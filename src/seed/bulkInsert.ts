@@ -163,9 +163,10 @@ export interface BatchOptions {
   /**
    * PostgreSQL: the sink's rows skip their foreign-key triggers where they may, the values
    * they reference looked up once each instead (deferredForeignKeys.ts). For a load in one
-   * transaction, whose millions of rows reference a few thousand values.
+   * transaction, whose millions of rows reference a few thousand values. The tenant whose rows
+   * they are: a value in a tenant's table is looked up in that tenant's rows.
    */
-  deferForeignKeys?: boolean;
+  deferForeignKeys?: { tenantId: string };
 }
 
 /** Runs the batches of a bulk load, each one transaction. */
@@ -372,7 +373,7 @@ async function postgresLane(pool: pg.Pool) {
       values = new ValueCountTally();
       try {
         return await kysely.transaction().execute(async (trx) => {
-          const deferred = options?.deferForeignKeys ? await DeferredForeignKeys.open(trx) : undefined;
+          const deferred = options?.deferForeignKeys ? await DeferredForeignKeys.open(trx, options.deferForeignKeys.tenantId) : undefined;
           const writing: Writing = deferred ? (table, rows, write) => deferred.around(trx, table, rows, write) : asGiven;
           const copy = copyAs(writing);
           const result = await work(trx, {

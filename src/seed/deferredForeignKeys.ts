@@ -9,6 +9,8 @@ interface ForeignKey {
   refTable: string;
   refColumn: string;
   refType: string;
+  /** Whether the referenced table is a tenant's (has tenant_id): then the lookup names the tenant too. */
+  refTenant: boolean;
 }
 
 /** A table whose rows a load writes without its foreign-key triggers: the keys, the values its rows referenced, and those looked up. */
@@ -32,21 +34,25 @@ interface Deferred {
  * Only where that is all the triggers do: a table with any other trigger (or a rule, or a
  * foreign key of several columns) keeps its triggers, and so does every table when the role
  * may not set session_replication_role (a superuser, or one granted SET on it: tried in a
- * savepoint). Statements not written through `around` run as always.
+ * savepoint). Statements not written through `around` run as always. The rows are one tenant's:
+ * a lookup in a table of tenants' rows names that tenant, so it reads one tenant's (one shard's) rows.
  */
 export class DeferredForeignKeys {
   readonly #tables = new Map<string, Deferred | undefined>();
+  readonly #tenantId: string;
 
-  private constructor() {}
+  private constructor(tenantId: string) {
+    this.#tenantId = tenantId;
+  }
 
-  /** The deferral for this transaction, or undefined when the role may not set session_replication_role. */
-  static async open(trx: Transaction<Database>): Promise<DeferredForeignKeys | undefined> {
+  /** The deferral for this transaction writing `tenantId`'s rows, or undefined when the role may not set session_replication_role. */
+  static async open(trx: Transaction<Database>, tenantId: string): Promise<DeferredForeignKeys | undefined> {
     await sql`savepoint may_set_replication_role`.execute(trx);
     try {
       await sql`set local session_replication_role = replica`.execute(trx);
       await sql`set local session_replication_role = origin`.execute(trx);
       await sql`release savepoint may_set_replication_role`.execute(trx);
-      return new DeferredForeignKeys();
+      return new DeferredForeignKeys(tenantId);
     } catch {
       await sql`rollback to savepoint may_set_replication_role`.execute(trx);
       await sql`release savepoint may_set_replication_role`.execute(trx);
@@ -65,13 +71,13 @@ export class DeferredForeignKeys {
     await sql`set local session_replication_role = replica`.execute(trx);
     const result = await write(noting(rows, deferred));
     await sql`set local session_replication_role = origin`.execute(trx);
-    await lookUp(trx, table, deferred);
+    await lookUp(trx, table, deferred, this.#tenantId);
     return result;
   }
 
   /** Before the commit: every value the rows written referenced has been looked up and locked (throws otherwise). */
   async check(trx: Transaction<Database>): Promise<void> {
-    for (const [table, deferred] of this.#tables) if (deferred) await lookUp(trx, table, deferred);
+    for (const [table, deferred] of this.#tables) if (deferred) await lookUp(trx, table, deferred, this.#tenantId);
   }
 
   async #deferrable(trx: Transaction<Database>, table: string): Promise<Deferred | undefined> {
@@ -83,7 +89,8 @@ export class DeferredForeignKeys {
         and not (t.tgisinternal and exists (select 1 from pg_constraint c where c.oid = t.tgconstraint and c.contype = 'f'))`.execute(trx);
     const { rows: keys } = await sql<ForeignKey & { columns: number }>`select c.conname as name, a.attname as column,
         c.confrelid::regclass::text as "refTable", quote_ident(ra.attname) as "refColumn",
-        format_type(ra.atttypid, ra.atttypmod) as "refType", cardinality(c.conkey)::int as columns
+        format_type(ra.atttypid, ra.atttypmod) as "refType", cardinality(c.conkey)::int as columns,
+        exists (select 1 from pg_attribute t where t.attrelid = c.confrelid and t.attname = 'tenant_id' and not t.attisdropped) as "refTenant"
       from pg_constraint c
       join pg_attribute a on a.attrelid = c.conrelid and a.attnum = c.conkey[1]
       join pg_attribute ra on ra.attrelid = c.confrelid and ra.attnum = c.confkey[1]
@@ -102,12 +109,13 @@ export class DeferredForeignKeys {
  * Looks up the values a table's rows referenced that were not looked up yet, one statement per
  * key, locking them FOR KEY SHARE (what each row's trigger does); throws if any is missing.
  */
-async function lookUp(trx: Transaction<Database>, table: string, deferred: Deferred): Promise<void> {
+async function lookUp(trx: Transaction<Database>, table: string, deferred: Deferred, tenantId: string): Promise<void> {
   for (const key of deferred.keys) {
     const values = [...key.values].filter((v) => !key.checked.has(v));
     if (values.length === 0) continue;
+    const tenant = key.refTenant ? sql`tenant_id = ${tenantId} and ` : sql``;
     const found = await sql<{ value: unknown }>`select ${sql.raw(key.refColumn)} as value from ${sql.raw(key.refTable)}
-      where ${sql.raw(key.refColumn)} = any(${values}::${sql.raw(key.refType)}[]) for key share`.execute(trx);
+      where ${tenant}${sql.raw(key.refColumn)} = any(${values}::${sql.raw(key.refType)}[]) for key share`.execute(trx);
     if (found.rows.length !== values.length) {
       const there = new Set(found.rows.map((r) => String(r.value)));
       const missing = values.filter((v) => !there.has(String(v)));

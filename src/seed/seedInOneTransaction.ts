@@ -58,7 +58,7 @@ export interface LoadPhases {
  * Millions of rows referencing a few thousand tenants and accounts: their foreign keys checked
  * once per value at each statement's end, not by a trigger per row (deferredForeignKeys.ts).
  */
-const WHOLE_LOAD_BATCH: BatchOptions = { deferForeignKeys: true };
+const wholeLoadBatch = (tenantId: string): BatchOptions => ({ deferForeignKeys: { tenantId } });
 
 /** The load was stopped by its signal and rolled back. */
 class LoadStopped extends Error {}
@@ -132,7 +132,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
   const done = { ...from };
   try {
     await inserter.batch(async (trx, sink) => {
-      await claimBatch(trx, load.runId, from, { accounts: basis.accounts, payments: basis.payments, finished: true });
+      await claimBatch(trx, { tenantId: basis.tenantId, id: load.runId }, from, { accounts: basis.accounts, payments: basis.payments, finished: true });
       if (db.dialect === 'postgres') await sql`set local maintenance_work_mem = ${sql.lit(POSTGRES_INDEX_MEMORY)}`.execute(trx);
       const indexes = await dropSecondaryIndexes(trx, db.dialect, 'payments');
       // A tenant with no bucket rows yet gets them written as new: every writer of list_buckets
@@ -207,7 +207,7 @@ export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load:
       load.onPhase?.('commit');
       // The last moment a stop rolls back rather than commits.
       if (load.signal?.aborted) throw new LoadStopped();
-    }, WHOLE_LOAD_BATCH);
+    }, wholeLoadBatch(basis.tenantId));
   } catch (error) {
     if (error instanceof LoadStopped) return false;
     throw new LoadFailed(phase, done, error);

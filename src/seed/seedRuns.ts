@@ -4,6 +4,12 @@ import { dialectOf } from '../db/dialectOf.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, SeedRunTable } from '../db/schema.ts';
 
+/** A run's row: its tenant and id (every statement names the tenant: docs/scaling.md, Citus). */
+export interface SeedRunKey {
+  tenantId: string;
+  id: string;
+}
+
 /** What identifies a seed run: its arguments. */
 export interface RunArguments {
   tenantId: string;
@@ -55,8 +61,8 @@ export async function findOrStartRun(db: Kysely<Database>, args: RunArguments): 
         ${total('accounts')}, ${total('payments')}, 0, 0, ${now}, ${now}, null)
       on conflict (tenant_id, seed, accounts, payments, until) do nothing`.execute(trx);
     if (Number(inserted.numAffectedRows ?? 0) === 1) {
-      await sql`insert into seed_run_accounts (run_id, position, account_id, currency)
-        select ${id}, row_number() over (order by id) - 1, id, currency from accounts where tenant_id = ${args.tenantId}`.execute(trx);
+      await sql`insert into seed_run_accounts (tenant_id, run_id, position, account_id, currency)
+        select tenant_id, ${id}, row_number() over (order by id) - 1, id, currency from accounts where tenant_id = ${args.tenantId}`.execute(trx);
     }
   });
   const run = await findRun(db, args);
@@ -65,8 +71,14 @@ export async function findOrStartRun(db: Kysely<Database>, args: RunArguments): 
 }
 
 /** The accounts the tenant had when the run started, in the run's order. */
-export function runPoolAccounts(db: Kysely<Database>, runId: string) {
-  return db.selectFrom('seed_run_accounts').select(['account_id', 'currency']).where('run_id', '=', runId).orderBy('position').execute();
+export function runPoolAccounts(db: Kysely<Database>, run: SeedRunKey) {
+  return db
+    .selectFrom('seed_run_accounts')
+    .select(['account_id', 'currency'])
+    .where('tenant_id', '=', run.tenantId)
+    .where('run_id', '=', run.id)
+    .orderBy('position')
+    .execute();
 }
 
 export const RUN_TAKEN = 'another process is running the same seed run (its progress moved); let it finish, or run this command again once it stopped';
@@ -81,7 +93,7 @@ export class SeedInputError extends Error {}
  */
 export async function claimBatch(
   trx: Transaction<Database>,
-  runId: string,
+  run: SeedRunKey,
   from: { accounts: number; payments: number },
   to: { accounts: number; payments: number; finished: boolean },
 ): Promise<void> {
@@ -89,11 +101,12 @@ export async function claimBatch(
   const result = await trx
     .updateTable('seed_runs')
     .set({ accounts_done: to.accounts, payments_done: to.payments, updated_at: now, finished_at: to.finished ? now : null })
-    .where('id', '=', runId)
+    .where('tenant_id', '=', run.tenantId)
+    .where('id', '=', run.id)
     .where('accounts_done', '=', from.accounts)
     .where('payments_done', '=', from.payments)
     .where('finished_at', 'is', null)
     .executeTakeFirst();
   if (Number(result.numUpdatedRows) !== 1) throw new SeedInputError(RUN_TAKEN);
-  if (to.finished) await trx.deleteFrom('seed_run_accounts').where('run_id', '=', runId).execute();
+  if (to.finished) await trx.deleteFrom('seed_run_accounts').where('tenant_id', '=', run.tenantId).where('run_id', '=', run.id).execute();
 }

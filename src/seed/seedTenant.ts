@@ -5,6 +5,7 @@ import { countRows } from '../counts/listCounts.ts';
 import { pickShard } from '../db/counterShard.ts';
 import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
+import { paymentsHoldAtMost } from './paymentsHoldAtMost.ts';
 import { seedInOneTransaction, type LoadPhases, type WholeLoad } from './seedInOneTransaction.ts';
 import { claimBatch, findOrStartRun, findRun, RUN_TAKEN, runPoolAccounts, SeedInputError } from './seedRuns.ts';
 
@@ -94,22 +95,11 @@ interface Progress {
 /**
  * Whether the rest of a run goes in one transaction (SeedOptions.mode): in auto, when payments
  * holds fewer rows than are left to add (rebuilding its indexes then costs less than keeping
- * them, and nothing else is likely to be using the table). Counts at most `payments + 1` rows.
+ * them, and nothing else is likely to be using the table).
  */
 async function inOneTransaction(db: Db, mode: SeedMode, payments: number): Promise<boolean> {
   if (mode !== 'auto') return mode === 'one-transaction';
-  if (payments === 0) return false;
-  const { n } = await db.kysely
-    .selectFrom((eb) =>
-      eb
-        .selectFrom('payments')
-        .select('id')
-        .limit(payments + 1)
-        .as('some'),
-    )
-    .select((eb) => eb.fn.countAll<number | string>().as('n'))
-    .executeTakeFirstOrThrow();
-  return Number(n) <= payments;
+  return payments > 0 && (await paymentsHoldAtMost(db, payments));
 }
 
 /**
@@ -162,7 +152,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
     paymentsBefore: run.payments_before,
     fingerprintSecret: options.fingerprintSecret,
   };
-  const existing = await runPoolAccounts(db.kysely, run.id);
+  const existing = await runPoolAccounts(db.kysely, { tenantId: tenant.id, id: run.id });
   if (run.payments > 0 && existing.length + run.accounts === 0) {
     throw new SeedInputError(`tenant ${options.tenant} has no accounts to pay into; seed some with --accounts`);
   }
@@ -240,7 +230,7 @@ export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResu
       }
       // Batches commit in order; a batch whose predecessor failed rolls back too.
       await previous;
-      await claimBatch(trx, run.id, from, to);
+      await claimBatch(trx, { tenantId: tenant.id, id: run.id }, from, to);
       // Counted rows are locked last (list_counts, then list_buckets, each in key order), as every write does.
       await sink.adjust(countRows(tenant.id, tally.countDeltas(), shard), tally.bucketRows(tenant.id, shard));
       return made;

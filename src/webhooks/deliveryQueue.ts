@@ -27,29 +27,43 @@ const inOrderPending = sql<SqlBool>`status = 'pending' and in_order = 1`;
  * endpoint: the second sees the first's head and leaves it.
  */
 
+/** An endpoint, as every statement about it names it: with its tenant (docs/scaling.md, Citus). */
+export interface EndpointKey {
+  tenantId: string;
+  endpointId: string;
+}
+
+/** A delivery's changes as written back: all but its key (tenant_id, id), which never change. */
+export function deliveryChanges(row: Delivery) {
+  const { id: _id, tenant_id: _tenant, ...changes } = row;
+  return changes;
+}
+
 /**
  * The endpoint's next head, unless it has one: its first queued delivery, due now; or, given
  * `leaseUntil`, claimed at once by the caller (leased like claimDue's), and returned.
  */
-export async function promoteNext(trx: Transaction<Database>, endpointId: string, now: string, leaseUntil?: string): Promise<Delivery | undefined> {
-  const head = await headQuery(trx, endpointId).executeTakeFirst();
+export async function promoteNext(trx: Transaction<Database>, endpoint: EndpointKey, now: string, leaseUntil?: string): Promise<Delivery | undefined> {
+  const head = await headQuery(trx, endpoint).executeTakeFirst();
   if (head) return undefined;
-  const next = await nextInOrderQuery(trx, endpointId).executeTakeFirst();
+  const next = await nextInOrderQuery(trx, endpoint).executeTakeFirst();
   if (!next || next.next_attempt_at !== null) return undefined;
-  const { id, ...changes } = withDeliveryResource({ ...next, next_attempt_at: now, updated_at: now });
+  const row = withDeliveryResource({ ...next, next_attempt_at: now, updated_at: now });
   await trx
     .updateTable('webhook_deliveries')
-    .set({ ...changes, next_attempt_at: leaseUntil ?? now })
-    .where('id', '=', id)
+    .set({ ...deliveryChanges(row), next_attempt_at: leaseUntil ?? now })
+    .where('tenant_id', '=', endpoint.tenantId)
+    .where('id', '=', row.id)
     .execute();
-  return leaseUntil ? { ...next, ...changes, id, next_attempt_at: leaseUntil } : undefined;
+  return leaseUntil ? { ...row, next_attempt_at: leaseUntil } : undefined;
 }
 
 /** Whether the endpoint has a head (index webhook_deliveries_endpoint_head: at most a row an endpoint). */
-export function headQuery(trx: Transaction<Database> | Db['kysely'], endpointId: string) {
+export function headQuery(trx: Transaction<Database> | Db['kysely'], { tenantId, endpointId }: EndpointKey) {
   return trx
     .selectFrom('webhook_deliveries')
     .select('id')
+    .where('tenant_id', '=', tenantId)
     .where('endpoint_id', '=', endpointId)
     .where(inOrderPending)
     .where('next_attempt_at', 'is not', null)
@@ -57,10 +71,11 @@ export function headQuery(trx: Transaction<Database> | Db['kysely'], endpointId:
 }
 
 /** The endpoint's first in-order pending delivery by event time (index webhook_deliveries_endpoint_queue). */
-export function nextInOrderQuery(trx: Transaction<Database> | Db['kysely'], endpointId: string) {
+export function nextInOrderQuery(trx: Transaction<Database> | Db['kysely'], { tenantId, endpointId }: EndpointKey) {
   return trx
     .selectFrom('webhook_deliveries')
     .selectAll()
+    .where('tenant_id', '=', tenantId)
     .where('endpoint_id', '=', endpointId)
     .where(inOrderPending)
     .orderBy('created_at')
@@ -69,52 +84,90 @@ export function nextInOrderQuery(trx: Transaction<Database> | Db['kysely'], endp
 }
 
 /**
- * Endpoints with queued deliveries and no head: new events of an idle endpoint, and queues whose
- * head went another way (purged with its event). Every endpoint is looked at, each with two
- * probes of one row (the LIMIT 1 subqueries keep PostgreSQL from turning them into a join that
- * reads every queued delivery): endpoints are few beside deliveries. Without a head every
- * in-order pending delivery is queued, so any one will do.
+ * The tenant's endpoints with queued deliveries and no head: new events of an idle endpoint, and
+ * queues whose head went another way (purged with its event). Every endpoint of the tenant is
+ * looked at, each with two probes of one row (the LIMIT 1 subqueries keep PostgreSQL from turning
+ * them into a join that reads every queued delivery): endpoints are few beside deliveries. Without
+ * a head every in-order pending delivery is queued, so any one will do.
  */
-export function endpointsWithoutHeadQuery(trx: Transaction<Database> | Db['kysely']) {
+export function endpointsWithoutHeadQuery(trx: Transaction<Database> | Db['kysely'], tenantId: string) {
   return trx
     .selectFrom('webhook_endpoints as e')
     .select('e.id')
-    .where(sql<SqlBool>`(select 1 from webhook_deliveries q where q.endpoint_id = e.id and q.status = 'pending' and q.in_order = 1 limit 1) is not null`)
+    .where('e.tenant_id', '=', tenantId)
     .where(
-      sql<SqlBool>`(select 1 from webhook_deliveries h where h.endpoint_id = e.id and h.status = 'pending' and h.in_order = 1 and h.next_attempt_at is not null limit 1) is null`,
+      sql<SqlBool>`(select 1 from webhook_deliveries q where q.tenant_id = e.tenant_id and q.endpoint_id = e.id and q.status = 'pending' and q.in_order = 1 limit 1) is not null`,
+    )
+    .where(
+      sql<SqlBool>`(select 1 from webhook_deliveries h where h.tenant_id = e.tenant_id and h.endpoint_id = e.id and h.status = 'pending' and h.in_order = 1 and h.next_attempt_at is not null limit 1) is null`,
     )
     .limit(SWEEP_BATCH);
 }
 
-/** Makes a head for every endpoint that has queued deliveries and none (endpoints another sender holds are left to it). */
-async function promoteQueued(trx: Transaction<Database>, now: string): Promise<void> {
-  const endpoints = await endpointsWithoutHeadQuery(trx).forNoKeyUpdate().skipLocked().execute();
-  for (const e of endpoints) await promoteNext(trx, e.id, now);
+/** Makes a head for every endpoint of the tenant that has queued deliveries and none (endpoints another sender holds are left to it). */
+async function promoteQueued(trx: Transaction<Database>, tenantId: string, now: string): Promise<void> {
+  const endpoints = await endpointsWithoutHeadQuery(trx, tenantId).forNoKeyUpdate().skipLocked().execute();
+  for (const e of endpoints) await promoteNext(trx, { tenantId, endpointId: e.id }, now);
 }
 
-/** Due deliveries, oldest first (index webhook_deliveries_due): heads and resends. */
-export function dueQuery(trx: Transaction<Database> | Db['kysely'], now: string, limit = 20) {
-  return trx.selectFrom('webhook_deliveries').selectAll().where('next_attempt_at', '<=', now).orderBy('next_attempt_at').orderBy('id').limit(limit);
+/** The tenant's due deliveries, oldest first (index webhook_deliveries_tenant_due): heads and resends. */
+export function dueQuery(trx: Transaction<Database> | Db['kysely'], tenantId: string, now: string, limit = 20) {
+  return trx
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('tenant_id', '=', tenantId)
+    .where('next_attempt_at', '<=', now)
+    .orderBy('next_attempt_at')
+    .orderBy('id')
+    .limit(limit);
 }
 
 /**
- * Makes the heads of idle endpoints (with `sweep`: on the poll, not every time a slot frees),
- * then claims due deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
+ * Tenants that have webhook endpoints (the only ones with deliveries: they go with their
+ * endpoint), in id order after `after`: read from `tenants`, a reference table on Citus (every
+ * node holds it whole), so the sweep itself names no shard.
+ */
+export function webhookTenantsQuery(db: Db['kysely'], after: string, limit: number) {
+  return db.selectFrom('tenants').select('id').where('webhook_endpoints', '>', 0).where('id', '>', after).orderBy('id').limit(limit);
+}
+
+/**
+ * What the tenant has for the sender, in one statement without a transaction (most tenants have
+ * nothing most polls): a delivery due, and an endpoint with queued deliveries and no head.
+ */
+export function tenantWorkQuery(db: Db['kysely'], tenantId: string, now: string) {
+  return db.selectNoFrom((eb) => [
+    eb.exists(dueQuery(db, tenantId, now, 1).clearSelect().select(sql`1`.as('one'))).as('due'),
+    eb.exists(endpointsWithoutHeadQuery(db, tenantId).limit(1)).as('headless'),
+  ]);
+}
+
+/** tenantWorkQuery's answer, as booleans. */
+export async function tenantWork(db: Db['kysely'], tenantId: string, now: Date): Promise<{ due: boolean; headless: boolean }> {
+  const row = await tenantWorkQuery(db, tenantId, now.toISOString()).executeTakeFirstOrThrow();
+  // SQLite answers 0/1, PostgreSQL false/true.
+  return { due: Boolean(Number(row.due)), headless: Boolean(Number(row.headless)) };
+}
+
+/**
+ * For one tenant: makes the heads of its idle endpoints (with `sweep`), then claims its due
+ * deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
  * transaction. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every instance and worker claim at
  * once, each a different set; on SQLite a write transaction holds the whole file, so one claim
  * runs at a time. Either way no two senders hold the same delivery; and as only heads are due,
- * no two hold one endpoint's in-order deliveries.
+ * no two hold one endpoint's in-order deliveries. Every statement names the tenant.
  */
-export async function claimDue(db: Db, now: Date, leaseMs: number, limit: number, sweep: boolean): Promise<Delivery[]> {
+export async function claimDue(db: Db, tenantId: string, now: Date, leaseMs: number, limit: number, sweep: boolean): Promise<Delivery[]> {
   return inWriteTransaction(db, async ({ trx }) => {
-    if (sweep) await promoteQueued(trx, now.toISOString());
+    if (sweep) await promoteQueued(trx, tenantId, now.toISOString());
     if (limit <= 0) return [];
-    const due = await dueQuery(trx, now.toISOString(), limit).forUpdate().skipLocked().execute();
+    const due = await dueQuery(trx, tenantId, now.toISOString(), limit).forUpdate().skipLocked().execute();
     if (due.length === 0) return [];
     const leaseUntil = new Date(now.getTime() + leaseMs).toISOString();
     await trx
       .updateTable('webhook_deliveries')
       .set({ next_attempt_at: leaseUntil })
+      .where('tenant_id', '=', tenantId)
       .where(
         'id',
         'in',

@@ -3,7 +3,7 @@ import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { withDeliveryResource } from '../events/deliveryResource.ts';
 import { DatabasePause, type SenderLog } from './databasePause.ts';
-import { claimDue, promoteNext, type Delivery } from './deliveryQueue.ts';
+import { claimDue, deliveryChanges, promoteNext, tenantWork, webhookTenantsQuery, type Delivery } from './deliveryQueue.ts';
 import { sendAttempt, signedHeaders, type AttemptOutcome } from './sendAttempt.ts';
 import { durationText } from './durationText.ts';
 
@@ -11,6 +11,8 @@ import { durationText } from './durationText.ts';
 const MAX_IN_FLIGHT = 20;
 /** A claimed delivery is held this long past the attempt's own timeout; a sender that died mid-attempt frees it by then. */
 const LEASE_MARGIN_MS = 30_000;
+/** Tenants read from `tenants` per statement of a sweep. */
+const TENANT_PAGE = 500;
 /** The longest wait between two attempts. */
 const MAX_WAIT_MS = 12 * 60 * 60 * 1000;
 
@@ -58,13 +60,19 @@ async function recordOutcome(
   return inWriteTransaction(db, async ({ trx }) => {
     // NO KEY UPDATE: it serializes promotions of one endpoint without waiting for writes that are
     // inserting its deliveries (their foreign key check only takes KEY SHARE).
-    const current = await trx.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).forNoKeyUpdate().executeTakeFirst();
+    const current = await trx
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('tenant_id', '=', delivery.tenant_id)
+      .where('id', '=', delivery.endpoint_id)
+      .forNoKeyUpdate()
+      .executeTakeFirst();
     if (!current) return undefined; // deleted meanwhile (the delivery went with it)
-    const { id, ...changes } = row;
-    await trx.updateTable('webhook_deliveries').set(changes).where('id', '=', id).execute();
-    const next = delivery.in_order === 1 && row.status !== 'pending' ? await promoteNext(trx, delivery.endpoint_id, now.toISOString(), leaseUntil) : undefined;
+    await trx.updateTable('webhook_deliveries').set(deliveryChanges(row)).where('tenant_id', '=', delivery.tenant_id).where('id', '=', row.id).execute();
+    const key = { tenantId: delivery.tenant_id, endpointId: delivery.endpoint_id };
+    const next = delivery.in_order === 1 && row.status !== 'pending' ? await promoteNext(trx, key, now.toISOString(), leaseUntil) : undefined;
     if (!endpointEnabled) return next;
-    const endpoint = trx.updateTable('webhook_endpoints').where('id', '=', delivery.endpoint_id);
+    const endpoint = trx.updateTable('webhook_endpoints').where('tenant_id', '=', delivery.tenant_id).where('id', '=', delivery.endpoint_id);
     if (ok) {
       if (current.consecutive_failures !== 0) await endpoint.set({ consecutive_failures: 0 }).execute();
     } else if (!gaveUp) await endpoint.set((eb) => ({ consecutive_failures: eb('consecutive_failures', '+', 1) })).execute();
@@ -89,8 +97,13 @@ async function recordOutcome(
 /** One delivery: sign the event with every secret in force and POST it, then record what happened; the endpoint's next delivery if `chain` claimed it. */
 async function deliver(db: Db, settings: WebhookSettings, delivery: Delivery, chain: boolean): Promise<Delivery | undefined> {
   const [endpoint, event] = await Promise.all([
-    db.kysely.selectFrom('webhook_endpoints').selectAll().where('id', '=', delivery.endpoint_id).executeTakeFirst(),
-    db.kysely.selectFrom('events').select(['id', 'resource']).where('id', '=', delivery.event_id).executeTakeFirst(),
+    db.kysely.selectFrom('webhook_endpoints').selectAll().where('tenant_id', '=', delivery.tenant_id).where('id', '=', delivery.endpoint_id).executeTakeFirst(),
+    db.kysely
+      .selectFrom('events')
+      .select(['id', 'resource'])
+      .where('tenant_id', '=', delivery.tenant_id)
+      .where('id', '=', delivery.event_id)
+      .executeTakeFirst(),
   ]);
   if (!endpoint || !event) return undefined; // deleted meanwhile (the delivery went with it)
   if (endpoint.enabled !== 1) return recordOutcome(db, settings, delivery, { statusCode: null, error: 'endpoint disabled', latencyMs: 0 }, false, chain);
@@ -142,24 +155,56 @@ export function startDeliverySender(db: Db, settings: WebhookSettings, log: Send
       });
     }
   };
-  // The sweep for idle endpoints (a probe per endpoint) runs once per poll, even with every slot
-  // taken (another process may have room for what it makes due); a freed slot only claims.
+  const start = (claimed: Delivery[]) => {
+    for (const delivery of claimed) {
+      const chain: Promise<void> = sendChain(delivery).finally(() => {
+        inFlight.delete(chain);
+        tick();
+      });
+      inFlight.add(chain);
+    }
+  };
+  // Tenants found with due deliveries, claimed from in turn as slots free: one that had more
+  // than fitted goes to the back, so a tenant with a backlog does not hold the others up.
+  const backlog = new Set<string>();
+  const claimFrom = async (tenantId: string, sweep: boolean) => {
+    const room = Math.max(0, MAX_IN_FLIGHT - inFlight.size);
+    const claimed = await claimDue(db, tenantId, new Date(), leaseMs, room, sweep);
+    pause.succeeded();
+    backlog.delete(tenantId);
+    if (claimed.length === room) backlog.add(tenantId);
+    start(claimed);
+  };
+  // Once per poll, even with every slot taken (another process may have room for what it makes
+  // due): each tenant with endpoints asked what it has, in one statement; an idle endpoint's
+  // head made at once, due deliveries left to the backlog. Every statement names its tenant.
+  const sweepTenants = async () => {
+    for (let after = ''; !stopped; ) {
+      const page = await webhookTenantsQuery(db.kysely, after, TENANT_PAGE).execute();
+      for (const { id } of page) {
+        if (stopped) return;
+        const work = await tenantWork(db.kysely, id, new Date());
+        if (work.due) backlog.add(id);
+        if (work.headless) await claimFrom(id, true);
+      }
+      if (page.length < TENANT_PAGE) return;
+      after = page.at(-1)!.id;
+    }
+  };
   let sweepDue = false;
   const claimMore = async () => {
-    for (;;) {
-      const room = MAX_IN_FLIGHT - inFlight.size;
-      if (stopped || (room <= 0 && !sweepDue)) return;
-      const sweep = sweepDue;
+    if (sweepDue && !stopped) {
       sweepDue = false;
-      const claimed = await claimDue(db, new Date(), leaseMs, Math.max(0, room), sweep);
-      pause.succeeded();
-      if (claimed.length === 0) return;
-      for (const delivery of claimed) {
-        const chain: Promise<void> = sendChain(delivery).finally(() => {
-          inFlight.delete(chain);
-          tick();
-        });
-        inFlight.add(chain);
+      await sweepTenants();
+    }
+    // Again while claims start chains: a slot freed meanwhile found this claiming and left it the work.
+    for (let started = true; started; ) {
+      started = false;
+      for (const tenantId of [...backlog]) {
+        if (stopped || inFlight.size >= MAX_IN_FLIGHT) return;
+        const before = inFlight.size;
+        await claimFrom(tenantId, false);
+        started ||= inFlight.size > before;
       }
     }
   };

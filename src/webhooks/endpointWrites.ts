@@ -35,7 +35,17 @@ export async function createEndpoint({ trx }: Write, tenantId: string, input: Cr
     updated_at: now,
   });
   await trx.insertInto('webhook_endpoints').values(row).execute();
+  await countEndpoints({ trx }, tenantId, 1);
   return row;
+}
+
+/** Keeps the tenant's count of endpoints, by which the sender finds the tenants it serves (deliveryQueue.ts). */
+function countEndpoints({ trx }: Pick<Write, 'trx'>, tenantId: string, delta: 1 | -1) {
+  return trx
+    .updateTable('tenants')
+    .set((eb) => ({ webhook_endpoints: eb('webhook_endpoints', '+', delta) }))
+    .where('id', '=', tenantId)
+    .execute();
 }
 
 async function lockEndpoint({ trx }: Write, tenantId: string, id: string) {
@@ -92,4 +102,5 @@ export async function deleteEndpoint(write: Write, tenantId: string, id: string)
   // The tenant in every statement, though the lock already proved the endpoint is its: one shard's work (docs/scaling.md).
   await write.trx.deleteFrom('webhook_deliveries').where('tenant_id', '=', tenantId).where('endpoint_id', '=', id).execute();
   await write.trx.deleteFrom('webhook_endpoints').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
+  await countEndpoints(write, tenantId, -1);
 }

@@ -217,6 +217,7 @@ describe('migrations', () => {
         '0031_pair_buckets',
         '0032_payment_entries_carry_status',
         '0033_list_changes',
+        '0035_tenant_pinned_sweeps',
       ]);
       // 0016 copied every key/value pair of existing metadata into the search tables.
       const entries = (table: 'account_metadata' | 'payment_metadata') =>
@@ -613,6 +614,31 @@ describe('migrations', () => {
       expect(byId.dlv_b.first_attempt_at).not.toBeNull();
       for (const r of rows) expect(JSON.parse(r.resource)).toEqual(toDeliveryResource(r));
       expect(byId.dlv_c.resource).toBe(JSON.stringify(toDeliveryResource(byId.dlv_c)));
+    } finally {
+      await drop();
+    }
+  });
+
+  it('count each tenant’s webhook endpoints and give each seed run’s accounts their tenant (0035)', async () => {
+    const { db, drop } = await emptyDatabase();
+    try {
+      const migrator = await migratorFor(db.kysely, db.dialect);
+      expect((await migrator.migrateTo('0032_payment_entries_carry_status')).error).toBeUndefined();
+      const at = '2026-01-02T03:04:05.000Z';
+      for (const id of ['ten_1', 'ten_2']) await sql`insert into tenants (id, name, created_at) values (${id}, ${id}, ${at})`.execute(db.kysely);
+      for (const id of ['we_1', 'we_2'])
+        await sql`insert into webhook_endpoints (id, tenant_id, url, enabled_events, enabled, secret, consecutive_failures, created_at, updated_at, resource)
+          values (${id}, 'ten_1', 'https://x.example', '["*"]', 1, 's', 0, ${at}, ${at}, '{}')`.execute(db.kysely);
+      await sql`insert into seed_runs (id, tenant_id, seed, accounts, payments, until, accounts_before, payments_before, accounts_done, payments_done, started_at, updated_at)
+        values ('run_1', 'ten_2', 's', 1, 1, ${at}, 0, 0, 0, 0, ${at}, ${at})`.execute(db.kysely);
+      await sql`insert into seed_run_accounts (run_id, position, account_id, currency) values ('run_1', 0, 'acc_1', 'EUR')`.execute(db.kysely);
+      expect(await migrateToLatest(db.kysely, db.dialect)).toEqual(['0035_tenant_pinned_sweeps']);
+      const tenants = await db.kysely.selectFrom('tenants').select(['id', 'webhook_endpoints']).orderBy('id').execute();
+      expect(tenants.map((t) => [t.id, Number(t.webhook_endpoints)])).toEqual([
+        ['ten_1', 2],
+        ['ten_2', 0],
+      ]);
+      expect(await db.kysely.selectFrom('seed_run_accounts').select(['tenant_id', 'run_id']).execute()).toEqual([{ tenant_id: 'ten_2', run_id: 'run_1' }]);
     } finally {
       await drop();
     }

@@ -9,6 +9,7 @@ import { openDatabase } from '../../src/db/database.ts';
 import { NoWritableHost } from '../../src/db/databaseErrors.ts';
 import { databaseReadiness } from '../../src/db/readiness.ts';
 import { createOwnPostgresDatabase } from '../support/ownPostgresDatabase.ts';
+import { startHangingUpPooler } from '../support/hangingUpPooler.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { card } from '../support/cards.ts';
 import { send, type Outcome } from '../support/loadDriver.ts';
@@ -180,6 +181,22 @@ describe('several hosts, on the shared server (one of them a port nobody listens
     } finally {
       await db.close();
       await own.drop();
+    }
+  });
+
+  it('PG_POOLER=transaction: passes over a pooler that hangs up when asked whether it takes writes (its server gone), and lives on', async () => {
+    const pooler = await startHangingUpPooler();
+    const own = await createOwnPostgresDatabase('hangup_hosts');
+    const { host } = new URL(own.url);
+    const db = openDatabase(own.url.replace(host, `127.0.0.1:${pooler.port},${host}`), { pooler: 'transaction', poolMax: 2 });
+    try {
+      const { rows } = await sql<{ one: number }>`select 1 as one`.execute(db.kysely);
+      expect(rows).toEqual([{ one: 1 }]);
+      expect(pooler.hungUp()).toBeGreaterThanOrEqual(1);
+    } finally {
+      await db.close();
+      await own.drop();
+      await pooler.close();
     }
   });
 

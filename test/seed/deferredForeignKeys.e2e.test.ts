@@ -62,7 +62,7 @@ async function batchOf(db: Db, other: Db, tenant: string, rows: number, deferFor
         made++;
         return { reads: (await tenantReads()) - before, free: await tenantRowFree(other, tenant) };
       },
-      { deferForeignKeys },
+      { deferForeignKeys: deferForeignKeys ? { tenantId: tenant } : undefined },
     );
   } finally {
     await inserter.close();
@@ -99,7 +99,7 @@ describe.runIf(TEST_DIALECT === 'postgres')('PostgreSQL: a load’s foreign keys
 
   it('only the statement written runs without triggers; what it referenced is locked FOR KEY SHARE from its end until the commit', async () => {
     await database.db.kysely.transaction().execute(async (trx) => {
-      const deferred = await DeferredForeignKeys.open(trx);
+      const deferred = await DeferredForeignKeys.open(trx, tenant);
       expect(deferred).toBeDefined();
       const rows = countRows(tenant, [{ list: 'accounts', account_id: '', status: 'fk-check', currency: '', card_brand: '', delta: 1 }]);
       await deferred!.around(trx, 'list_counts', rows, async (noted) => {
@@ -126,7 +126,7 @@ describe.runIf(TEST_DIALECT === 'postgres')('PostgreSQL: a load’s foreign keys
             await sink.adjust(countsOf(tenant), []);
             await sink.adjust(countsOf('ten_not_there'), []);
           },
-          { deferForeignKeys: true },
+          { deferForeignKeys: { tenantId: tenant } },
         ),
       ).rejects.toThrow(/violates foreign key constraint "list_counts_tenant_id_fkey"/);
       const after = await database.db.kysely.selectFrom('list_counts').select('status').where('status', 'like', 'fk-test-%').execute();
@@ -145,5 +145,27 @@ describe.runIf(TEST_DIALECT === 'postgres')('PostgreSQL: a load’s foreign keys
       await sql`drop trigger fk_test_noop on list_counts`.execute(database.db.kysely);
       await sql`drop function fk_test_noop()`.execute(database.db.kysely);
     }
+  });
+
+  it('looks a value up in the load’s tenant: a row referencing another tenant’s account fails, as on Citus, where each tenant’s rows are on its own shard', async () => {
+    await seed(database.db, 'fk-other', 1, 1);
+    const other = await tenantId(database.db, 'fk-other');
+    const theirs = await database.db.kysely.selectFrom('payments').selectAll().where('tenant_id', '=', other).executeTakeFirstOrThrow();
+    const mine = await database.db.kysely.selectFrom('accounts').select('id').where('tenant_id', '=', tenant).executeTakeFirstOrThrow();
+    const write = (accountId: string) =>
+      database.db.kysely.transaction().execute(async (trx) => {
+        const deferred = await DeferredForeignKeys.open(trx, tenant);
+        const row = { ...theirs, id: `pay_fk_${accountId}`, tenant_id: tenant, account_id: accountId };
+        await deferred!.around(trx, 'payments', [row], async (noted) =>
+          trx
+            .insertInto('payments')
+            .values([...noted])
+            .execute(),
+        );
+        await deferred!.check(trx);
+        throw new Error('rolled back');
+      });
+    await expect(write(mine.id)).rejects.toThrow('rolled back');
+    await expect(write(theirs.account_id)).rejects.toThrow(/violates foreign key constraint "payments_account_id_fkey": 1 value\(s\) not in accounts/);
   });
 });

@@ -6,6 +6,29 @@ export interface SentStatement {
   values: readonly unknown[];
   /** The label of the request in flight when it was sent (`forRequest`); undefined: sent while none was (timers, the sender). */
   request: string | undefined;
+  /** `COPY … FROM STDIN`: the text of the rows it sent, as they went (tab-separated, a line each). */
+  copied?: string[];
+}
+
+/** A COPY FROM stream (pg-copy-streams): a Writable whose chunks are the rows' text. */
+interface CopyStream {
+  _write(chunk: Buffer, encoding: string, callback: () => void): void;
+  _writev?(chunks: Array<{ chunk: Buffer }>, callback: () => void): void;
+}
+
+/** Keeps a copy of every chunk the stream writes, as it writes it. */
+function noteCopiedRows(stream: CopyStream, copied: string[]): void {
+  const write = stream._write.bind(stream);
+  stream._write = (chunk, encoding, callback) => {
+    copied.push(chunk.toString('utf8'));
+    write(chunk, encoding, callback);
+  };
+  const writev = stream._writev?.bind(stream);
+  if (writev)
+    stream._writev = (chunks, callback) => {
+      for (const { chunk } of chunks) copied.push(chunk.toString('utf8'));
+      writev(chunks, callback);
+    };
 }
 
 /** The request in flight: requests are sent one at a time, so whatever is sent meanwhile is its work. */
@@ -20,6 +43,7 @@ let installed = false;
  * by async context: a write waits for the write lock and then runs in the context of whoever
  * released it, and an export's rows are read in the stream's. So send one request at a time, with
  * nothing running in the background meanwhile (no webhook sender), for the attribution to hold.
+ * A `COPY … FROM STDIN` keeps the rows' text too: its rows are data, not SQL.
  */
 export function recordSentStatements(): { statements: SentStatement[]; stop(): void } {
   if (!installed) {
@@ -30,11 +54,15 @@ export function recordSentStatements(): { statements: SentStatement[]; stop(): v
         const given = config as { text?: unknown; values?: unknown[] } | string;
         const text = typeof given === 'string' ? given : given?.text;
         if (typeof text === 'string') {
-          const statement = {
+          const statement: SentStatement = {
             text,
             values: (Array.isArray(values) ? values : typeof given === 'object' ? given.values : undefined) ?? [],
             request: inFlight,
           };
+          if (/^copy .* from stdin/is.test(text) && typeof (given as Partial<CopyStream>)._write === 'function') {
+            statement.copied = [];
+            noteCopiedRows(given as unknown as CopyStream, statement.copied);
+          }
           for (const listener of listeners) listener(statement);
         }
       }

@@ -37,4 +37,37 @@ describe('tenantFilterGaps: whether a statement touches one tenant’s rows only
     ).toEqual(["insert into list_counts: a row's tenant_id is ten_b, not ten_a"]);
     expect(await tenantFilterGaps('select id, tenant_id from api_keys where key_hash = $1', ['h'], T)).toEqual([]);
   });
+
+  it('checks the tenant of every row an insert from arrays (unnest) and a COPY FROM write', async () => {
+    const fromArrays = 'insert into list_counts (tenant_id, list, n) select * from unnest($1::text[], $2::text[], $3::bigint[])';
+    expect(
+      await tenantFilterGaps(
+        fromArrays,
+        [
+          [T, T],
+          ['payments', 'accounts'],
+          [1, 1],
+        ],
+        T,
+      ),
+    ).toEqual([]);
+    expect(
+      await tenantFilterGaps(
+        fromArrays,
+        [
+          [T, 'ten_b'],
+          ['payments', 'accounts'],
+          [1, 1],
+        ],
+        T,
+      ),
+    ).toEqual(["insert into list_counts … unnest: a row's tenant_id is ten_b, not ten_a"]);
+    const copy = 'copy accounts (id, tenant_id, name) from stdin';
+    expect(await tenantFilterGaps(copy, [], T, ['acc_1\tten_a\tAda\nacc_2\tte', 'n_a\tBob\n'])).toEqual([]);
+    expect(await tenantFilterGaps(copy, [], T, ['acc_1\tten_a\tAda\nacc_2\tten_b\tBob\n'])).toEqual([
+      "copy into accounts: a row's tenant_id is ten_b, not ten_a",
+    ]);
+    expect(await tenantFilterGaps(copy, [], T)).toEqual(['copy into accounts: its rows were not seen']);
+    expect(await tenantFilterGaps('copy accounts (id, name) from stdin', [], T, [])).toEqual(['copy into accounts: no tenant_id column']);
+  });
 });

@@ -40,18 +40,36 @@ type Term = { column: string } | { value: unknown };
  * Why a statement is not single-tenant, one line per reference to a tenant table that is not
  * pinned to `tenantId`: pinned means a chain of `=` conjuncts (WHERE, JOIN … ON; never under OR
  * or NOT) from that reference's tenant_id to `tenantId` (a literal or a bound parameter); an
- * INSERT's rows must each carry `tenantId` as tenant_id. A reference pinned to another tenant is
- * reported too. Empty: every tenant table it touches is the one tenant's, so Citus routes the
- * statement to that tenant's shard. The SQL is parsed by PostgreSQL's own parser (libpg-query).
+ * INSERT's rows must each carry `tenantId` as tenant_id (VALUES, or the arrays of an `unnest`),
+ * and so must every row of a `COPY … FROM STDIN` (`copied`: the text it sent). A reference pinned
+ * to another tenant is reported too. Empty: every tenant table it touches is the one tenant's, so
+ * Citus routes the statement to that tenant's shard. Parsed by PostgreSQL's own parser (libpg-query).
  */
-export async function tenantFilterGaps(text: string, values: readonly unknown[], tenantId: string): Promise<string[]> {
+export async function tenantFilterGaps(text: string, values: readonly unknown[], tenantId: string, copied?: readonly string[]): Promise<string[]> {
   const tree = await parse(text);
   const gaps: string[] = [];
-  for (const { stmt } of tree.stmts ?? []) gaps.push(...statementGaps(stmt, values, tenantId));
+  for (const { stmt } of tree.stmts ?? []) gaps.push(...statementGaps(stmt, values, tenantId, copied));
   return gaps;
 }
 
-function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string): string[] {
+/** The tenants of the rows a COPY FROM sent, read from column `column` of each text line. */
+function copiedTenants(copied: readonly string[], column: number): string[] {
+  const lines = copied.join('').split('\n');
+  return lines.filter((line) => line !== '' && line !== '\\.').map((line) => line.split('\t')[column] ?? '');
+}
+
+/** `insert … select * from unnest($1::text[], …)`: the array bound for the column at `column`, if that is how the rows come. */
+function unnestArray(source: Node, column: number, values: readonly unknown[]): unknown[] | undefined {
+  const star = source?.targetList?.length === 1 && source.targetList[0].ResTarget?.val?.ColumnRef?.fields?.[0]?.A_Star;
+  const call = source?.fromClause?.length === 1 ? source.fromClause[0].RangeFunction?.functions?.[0]?.List?.items?.[0]?.FuncCall : undefined;
+  if (!star || call?.funcname?.at(-1)?.String?.sval !== 'unnest') return undefined;
+  let arg = call.args?.[column];
+  while (arg?.TypeCast) arg = arg.TypeCast.arg;
+  const bound = arg?.ParamRef ? values[arg.ParamRef.number - 1] : undefined;
+  return Array.isArray(bound) ? bound : undefined;
+}
+
+function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string, copied: readonly string[] | undefined): string[] {
   const parent = new Map<string, string>();
   const find = (key: string): string => {
     let at = key;
@@ -68,6 +86,8 @@ function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string)
   /** Values seen in equalities, by key. */
   const seenValues = new Map<string, unknown>();
   const inserts: Array<{ table: string; rows: unknown[][] | null; column: number; scopeKey: string }> = [];
+  /** What the rows of a COPY FROM or an insert from arrays carry that is not the tenant. */
+  const copyGaps: string[] = [];
   let scopeCount = 0;
   const scopeIds = new Map<Scope, number>();
 
@@ -223,7 +243,12 @@ function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string)
       scope.ranges.set(alias, table);
       const columns: string[] = (insert.cols ?? []).map((c: Node) => c.ResTarget.name);
       const source = insert.selectStmt?.SelectStmt;
-      if (TENANT_TABLES.has(table)) {
+      const tenantColumn = columns.indexOf('tenant_id');
+      const arrayRows = TENANT_TABLES.has(table) && tenantColumn >= 0 ? unnestArray(source, tenantColumn, values) : undefined;
+      if (arrayRows) {
+        for (const other of new Set(arrayRows.filter((t) => t !== tenantId)))
+          copyGaps.push(`insert into ${table} … unnest: a row's tenant_id is ${String(other)}, not ${tenantId}`);
+      } else if (TENANT_TABLES.has(table)) {
         const rows = source?.valuesLists ? source.valuesLists.map((row: Node) => row.List.items) : null;
         inserts.push({ table, rows, column: columns.indexOf('tenant_id'), scopeKey: String(scopeIds.get(scope)) });
         if (!rows && source) {
@@ -249,7 +274,16 @@ function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string)
     }
     if (node.CopyStmt) {
       visitQuery(node.CopyStmt.query, parentScope, ctes);
-      if (node.CopyStmt.relation) {
+      const table = node.CopyStmt.relation?.relname as string | undefined;
+      if (node.CopyStmt.is_from && table && TENANT_TABLES.has(table)) {
+        // Its rows are data: each carries its tenant_id, by which Citus routes it (as an insert's rows).
+        const column = (node.CopyStmt.attlist ?? []).map((c: Node) => c.String?.sval).indexOf('tenant_id');
+        if (column === -1) copyGaps.push(`copy into ${table}: no tenant_id column`);
+        else if (!copied) copyGaps.push(`copy into ${table}: its rows were not seen`);
+        else
+          for (const other of new Set(copiedTenants(copied, column).filter((t) => t !== tenantId)))
+            copyGaps.push(`copy into ${table}: a row's tenant_id is ${other}, not ${tenantId}`);
+      } else if (node.CopyStmt.relation) {
         const scope = newScope(parentScope);
         addRange(scope, { RangeVar: node.CopyStmt.relation }, ctes);
       }
@@ -262,7 +296,7 @@ function statementGaps(stmt: Node, values: readonly unknown[], tenantId: string)
 
   /** The values a class holds. */
   const valuesOf = (key: string) => [...seenValues.entries()].filter(([k]) => find(k) === find(key)).map(([, v]) => v);
-  const gaps: string[] = [];
+  const gaps: string[] = [...copyGaps];
   for (const scope of scopes) {
     for (const alias of scope.tenantRefs) {
       const table = scope.ranges.get(alias);

@@ -40,6 +40,22 @@ describe('managing webhook endpoints', () => {
     expect((await t.get(`/v3/webhook_endpoints/${id}`, key)).status).toBe(404);
   });
 
+  it('keeps the tenant’s count of endpoints, by which the sender finds the tenants it serves', async () => {
+    const { id: tenantId, key: own } = await t.tenant('hooks-counted');
+    const count = async () =>
+      Number(
+        (await t.database.db.kysely.selectFrom('tenants').select('webhook_endpoints').where('id', '=', tenantId).executeTakeFirstOrThrow()).webhook_endpoints,
+      );
+    expect(await count()).toBe(0);
+    const [first, second] = [(await create({}, own)).body.data.id, (await create({}, own)).body.data.id];
+    expect(await count()).toBe(2);
+    expect((await t.send('DELETE', `/v3/webhook_endpoints/${first}`, own)).status).toBe(204);
+    expect((await t.send('DELETE', `/v3/webhook_endpoints/${first}`, own)).status).toBe(404);
+    expect(await count()).toBe(1);
+    expect((await t.send('DELETE', `/v3/webhook_endpoints/${second}`, own)).status).toBe(204);
+    expect(await count()).toBe(0);
+  });
+
   it.each([
     ['http://shop.example.com/hooks', 'must be https'],
     ['https://127.0.0.1/hooks', 'loopback'],
