@@ -623,7 +623,7 @@ describe('migrations', () => {
     const { db, drop } = await emptyDatabase();
     try {
       const migrator = await migratorFor(db.kysely, db.dialect);
-      expect((await migrator.migrateTo('0032_payment_entries_carry_status')).error).toBeUndefined();
+      expect((await migrator.migrateTo('0033_list_changes')).error).toBeUndefined();
       const at = '2026-01-02T03:04:05.000Z';
       for (const id of ['ten_1', 'ten_2']) await sql`insert into tenants (id, name, created_at) values (${id}, ${id}, ${at})`.execute(db.kysely);
       for (const id of ['we_1', 'we_2'])
