@@ -30,7 +30,8 @@ async function npmStart(env: Record<string, string>, pids: number[]): Promise<Np
   npm.stdout!.on('data', (chunk) => (output += chunk));
   npm.stderr!.on('data', (chunk) => (output += chunk));
   const exit = new Promise<number | null>((done) => npm.on('close', (code) => done(code)));
-  for (const begun = performance.now(); !/Listening on http/.test(output); await sleep(50)) {
+  // The start line (stdout) and a JSON log line with the server's pid may come in either order.
+  for (const begun = performance.now(); !/Listening on http:\/\/[0-9.]+:[0-9]+/.test(output) || !/"pid":\d+/.test(output); await sleep(50)) {
     if (npm.exitCode !== null || performance.now() - begun > 30_000) throw new Error(`npm start did not start: ${output}`);
   }
   const url = new URL(/Listening on (http:\/\/[0-9.]+:[0-9]+)/.exec(output)![1]);
