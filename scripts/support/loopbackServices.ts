@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 
-/** Where the next port of LOOPBACK_PORTS is looked for (each port handed out once per process). */
-let nextInRange = 0;
+/** Ports of LOOPBACK_PORTS this process has handed out: never twice (a server may not have bound it yet). */
+const handedOut = new Set<number>();
 
 function tryPort(port: number): Promise<number | undefined> {
   return new Promise((resolve) => {
@@ -24,9 +24,15 @@ export async function freePort(): Promise<number> {
   const range = /^(\d+)-(\d+)$/.exec(process.env.LOOPBACK_PORTS ?? '');
   if (!range) return (await tryPort(0))!;
   const [low, high] = [Number(range[1]), Number(range[2])];
-  for (let tries = 0; tries <= high - low; tries++) {
-    const port = low + ((nextInRange++ + (process.pid % 50)) % (high - low + 1));
-    if (await tryPort(port)) return port;
+  // At random, not in turn: test processes side by side then seldom pick the same one at once.
+  const ports = Array.from({ length: high - low + 1 }, (_, i) => low + i)
+    .filter((port) => !handedOut.has(port))
+    .sort(() => Math.random() - 0.5);
+  for (const port of ports) {
+    if (await tryPort(port)) {
+      handedOut.add(port);
+      return port;
+    }
   }
   throw new Error(`no free port left in LOOPBACK_PORTS=${process.env.LOOPBACK_PORTS}`);
 }
