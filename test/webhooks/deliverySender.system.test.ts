@@ -3,6 +3,7 @@
 import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { migrateToLatest } from '../../src/db/migrate.ts';
 import { appOnPostgres } from '../support/appOnPostgres.ts';
@@ -14,7 +15,16 @@ describe('the webhook sender while the database cannot take writes', () => {
     own = await createOwnPostgresDatabase('t_sender');
     const db = openDatabase(own.url, { poolMax: 1 });
     await migrateToLatest(db.kysely, db.dialect);
+    const key = await createApiKey(db.kysely, (await findOrCreateTenant(db.kysely, 'sending')).id, ['read', 'write']);
     await db.close();
+    // Work for the sender (it writes only when it has some): an endpoint, and an event queued for it.
+    const writer = await appOnPostgres(own.url);
+    try {
+      expect((await writer.send('POST', '/v3/webhook_endpoints', key, { url: 'https://hooks.example.test/in', enabled_events: ['*'] })).status).toBe(201);
+      expect((await writer.send('POST', '/v3/accounts', key, { name: 'Ada', email: 'ada@example.com', currency: 'EUR' })).status).toBe(201);
+    } finally {
+      await writer.close();
+    }
   });
   afterAll(() => own?.drop());
 
