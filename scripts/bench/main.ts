@@ -40,6 +40,8 @@
  *   server time of alternating requests and p50s of alternating runs, `--walk-rounds` of them; on
  *   PostgreSQL first page 1's one statement of each list alone, each build's, with the backend's
  *   CPU per call (statementsAgainst.ts). `--shapes <text>`: only the shapes whose name holds it (`--shapes metadata`).
+ *   `--under-writes`: a writer creates (400/s asked, 16–32 in flight) and captures throughout, so the
+ *   counts' unfolded changes are read under load; its payments are deleted after.
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -54,7 +56,8 @@
  * loopback receiver. `--outbox-only` runs just that section (a few minutes, no datasets).
  */
 import { resolve } from 'node:path';
-import { busiestAccount } from './accounts.ts';
+import { busiestAccount, writerAccounts } from './accounts.ts';
+import { startWriter } from './writer.ts';
 import { BENCH_TENANT, ensureDataset, writeKey, type BenchDialect, type Dataset } from './datasets.ts';
 import { deepShapes, measureDeepPages, pageAtDepth } from './deepPages.ts';
 import { measureExports, type ExportsResult } from './exports.ts';
@@ -90,6 +93,8 @@ const values = parseScriptArgs({ command: 'bench', file: 'scripts/bench/main.ts'
     'outbox-only': { type: 'boolean', default: false },
     /** `--only writes`, `--only floor` and `--only filters`: another checkout whose server is measured beside this one (before and after). */
     against: { type: 'string' },
+    /** `--only filters`: writers create (and capture) continuously while every shape is measured, 16 in flight at most; the writer's payments are deleted after. */
+    'under-writes': { type: 'boolean', default: false },
     /** `--only writes`: a CPU profile of the server during a spread run. */
     profile: { type: 'boolean', default: false },
     /** `--only filters`: only the filter shapes whose name holds this text (e.g. `metadata`). */
@@ -244,7 +249,7 @@ for (const dialect of onlyFilters ? dialects : []) {
       : undefined;
     // The floor's OFFSET at 90 % of 10M rows takes seconds a request: it stops at 1M, as its walk does
     // (BENCH_FLOOR=0 leaves it out at 1M too: its deep pages take most of the run's time).
-    const floor = !before && size <= 1_000_000 && process.env.BENCH_FLOOR !== '0' ? await startFloor(ds.url) : undefined;
+    const floor = !before && !values['under-writes'] && size <= 1_000_000 && process.env.BENCH_FLOOR !== '0' ? await startFloor(ds.url) : undefined;
     try {
       const base = `${server.origin}/v3`;
       const busiest = (await busiestAccount(base, ds.key)).id;
@@ -267,6 +272,17 @@ for (const dialect of onlyFilters ? dialects : []) {
         const pids = { ours: server.child.pid as number, before: before.child.pid as number };
         const cases = await measureFiltersAgainst(ds, { ours: server.origin, before: before.origin }, pids, lists, { ...sideBySide, hammer: measure });
         printFiltersAgainst(ds, cases, sideBySide);
+      } else if (values['under-writes']) {
+        // The counts' tail under load: deep pages and filtered pages while writes go on (issue 49 item 3).
+        const accounts = await writerAccounts(base, ds.key);
+        const writer = startWriter({ origin: server.origin, key: await writeKey(ds), accounts, createsPerSecond: 400, capturesPerSecond: 100, maxSeconds: 3600 });
+        try {
+          printFilters(await measureFilters(ds, { ours: server.origin }, lists, measure));
+        } finally {
+          const stats = await writer.stop();
+          log(`  ${dialect} ${size}: writer: ${stats.created} creates, ${stats.captured} captures in ${stats.seconds.toFixed(0)} s (${(stats.created / stats.seconds).toFixed(0)}/s), ${stats.createFailures + stats.captureFailures} failures, p99 ${stats.latencyP99} ms`);
+          await restore(ds);
+        }
       } else printFilters(await measureFilters(ds, { ours: server.origin, floor: floor?.origin }, lists, measure));
     } finally {
       await floor?.stop();
