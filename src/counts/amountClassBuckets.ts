@@ -118,14 +118,14 @@ export const AMOUNT_CLASS_LEVELS = bucketLevels('created_at', 'tenant').filter((
 /** The levels the two-significant-digit classes are counted on: 16 days and day (on the hour they would be ~1 row per payment). */
 export const TWO_DIGIT_CLASS_LEVELS = AMOUNT_CLASS_LEVELS.filter((level) => level.level <= 1);
 
-/** The levels a class of any kind is counted on. */
-export function levelsOfClass(amountClass: string) {
-  return isTwoDigitClass(amountClass) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
+/** The levels a class of any kind is counted on: one currency's classes to the day only (migration 0036). */
+export function levelsOfClass(amountClass: string, byCurrency = false) {
+  return byCurrency || isTwoDigitClass(amountClass) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
 }
 
-/** The levels on which every one of these class sort keys is counted: those a descent summing them goes down. */
-export function amountClassLevelsOf(sortKeys: readonly string[]) {
-  return sortKeys.some((k) => isTwoDigitClass(k.slice(AMOUNT_CLASS_PREFIX.length))) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
+/** The levels on which every one of these class sort keys is counted (in one currency's slice, or the whole list's): those a descent summing them goes down. */
+export function amountClassLevelsOf(sortKeys: readonly string[], byCurrency = false) {
+  return byCurrency || sortKeys.some((k) => isTwoDigitClass(k.slice(AMOUNT_CLASS_PREFIX.length))) ? TWO_DIGIT_CLASS_LEVELS : AMOUNT_CLASS_LEVELS;
 }
 
 /**
@@ -304,8 +304,8 @@ export interface AmountClassDelta extends SliceKey {
 }
 
 /** The sort keys a payment's amount is counted under, with the levels each is counted on: its digit class's, its one-digit class's and (most amounts) its two-digit class's. */
-export function amountClassCounts(amount: number): Array<{ sortKey: string; levels: typeof AMOUNT_CLASS_LEVELS }> {
-  return classesOfAmount(amount).map((c) => ({ sortKey: amountClassSortKey(c), levels: levelsOfClass(c) }));
+export function amountClassCounts(amount: number, byCurrency = false): Array<{ sortKey: string; levels: typeof AMOUNT_CLASS_LEVELS }> {
+  return classesOfAmount(amount).map((c) => ({ sortKey: amountClassSortKey(c), levels: levelsOfClass(c, byCurrency) }));
 }
 
 /** The classes an amount is counted in, one of each kind it has (the part after `created_at.a`). */
@@ -317,8 +317,10 @@ export function classesOfAmount(amount: number): string[] {
 /** What a payment adds to (delta 1) or takes from (-1) the class counts. */
 export function amountClassDeltas(p: { currency: string; created_at: string; amount: number }, delta: number): AmountClassDelta[] {
   const at = Date.parse(p.created_at);
-  return amountClassCounts(p.amount).flatMap(({ sortKey, levels }) =>
-    AMOUNT_CLASS_SLICES.flatMap((slice) => levels.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta }))),
+  return AMOUNT_CLASS_SLICES.flatMap((slice) =>
+    amountClassCounts(p.amount, slice.dims.includes('currency')).flatMap(({ sortKey, levels }) =>
+      levels.map((level) => ({ ...sliceKeyOf(p, slice.dims), sortKey, level: level.level, bucket: level.of(at), delta })),
+    ),
   );
 }
 
@@ -338,7 +340,7 @@ function classRebuildStatements(
 ): Array<RawBuilder<unknown>> {
   const sortKey = `'created_at.a' || ${amountClass}`;
   return AMOUNT_CLASS_SLICES.flatMap((slice) =>
-    levels.map((level) => {
+    (slice.dims.includes('currency') ? TWO_DIGIT_CLASS_LEVELS : levels).map((level) => {
       const byCurrency = slice.dims.includes('currency');
       // Amounts with no class of this kind group under null, which is dropped.
       return sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, n)

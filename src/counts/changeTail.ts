@@ -62,7 +62,12 @@ function bucketFamilies(dialect: Dialect): BucketFamily[] {
     { cls: twoDigitClassSql(dialect), levels: TWO_DIGIT_CLASS_LEVELS },
   ];
   const classes = kinds.flatMap((k) =>
-    AMOUNT_CLASS_SLICES.map((s) => ({ sortKey: `('created_at.a' || ${k.cls})`, levels: k.levels, dims: s.dims, classes: true })),
+    AMOUNT_CLASS_SLICES.map((s) => ({
+      sortKey: `('created_at.a' || ${k.cls})`,
+      levels: s.dims.includes('currency') ? TWO_DIGIT_CLASS_LEVELS : k.levels,
+      dims: s.dims,
+      classes: true,
+    })),
   );
   return [...columns, ...classes];
 }

@@ -78,9 +78,9 @@ export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: 
   { dims: ['account_id'], kind: 'account' },
   { dims: ['currency'], kind: 'tenant' },
   { dims: ['card_brand'], kind: 'tenant' },
-  { dims: ['status', 'currency'], kind: 'account' },
-  { dims: ['status', 'card_brand'], kind: 'account' },
-  { dims: ['currency', 'card_brand'], kind: 'account' },
+  { dims: ['status', 'currency'], kind: 'pair' },
+  { dims: ['status', 'card_brand'], kind: 'pair' },
+  { dims: ['currency', 'card_brand'], kind: 'pair' },
 ];
 
 /** The slice of `dims` that a record with these values lies in ('' in every other dimension). */

@@ -178,7 +178,7 @@ export class CreatedRowsTally {
     // The global order (listBuckets.ts): sort key, level, the dimensions, bucket.
     const columns = BUCKETED_COLUMNS.map((sortKey, c) => ({ sortKey, c })).sort((a, b) => compareText(a.sortKey, b.sortKey));
     for (const { sortKey, c } of columns) {
-      const levelNumbers = [...new Set((['tenant', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort(
+      const levelNumbers = [...new Set((['tenant', 'pair', 'account'] as const).flatMap((kind) => bucketLevels(sortKey, kind).map((l) => l.level)))].sort(
         (a, b) => a - b,
       );
       for (const levelNumber of levelNumbers) {
@@ -203,6 +203,8 @@ export class CreatedRowsTally {
     for (const { amountClass, sortKey } of sortKeys) {
       for (const level of levelsOfClass(amountClass)) {
         for (const currency of currencies) {
+          // One currency's classes are counted to the day only (levelsOfClass).
+          if (currency !== '' && !levelsOfClass(amountClass, true).includes(level)) continue;
           const finest = this.#classes.get(currency)?.get(amountClass);
           if (finest) yield* levelRows(tenantId, shard, sortKey, level, { ...NO_SLICE, currency }, finest, CLASS_FINEST);
         }

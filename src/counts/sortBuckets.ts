@@ -8,8 +8,12 @@
  */
 export type BucketedColumn = 'created_at' | 'amount';
 
-/** Slices of the whole tenant are large and get fine levels; one account's slices (and the pairs of dimensions, countedSlices.ts) get coarse ones only (fewer rows to keep). */
-export type SliceKind = 'tenant' | 'account';
+/**
+ * How finely a slice's buckets go (fewer rows to keep the coarser): the whole tenant's slices to the
+ * hour and three leading digits; the pairs of dimensions (countedSlices.ts) to the day and two; one
+ * account's (about a thousandth of the rows) to 16 days and one.
+ */
+export type SliceKind = 'tenant' | 'pair' | 'account';
 
 export interface BucketLevel {
   level: number;
@@ -101,21 +105,22 @@ function amountLevel(level: number, digits: number): BucketLevel {
 const DAY = 86_400;
 
 /**
- * Every level's buckets split into a few children (16 days → days → hours → 5 minutes; one
- * more leading digit): a search sums only a few dozen counts per level, at 10M rows as at 10k,
- * and the rows left to skip inside the finest bucket stay few (~200 at 10M payments over six
- * months: a 5-minute bucket; amounts by 4 leading digits). One account's slices stop two levels
- * up (fewer rows to keep). Changing a level means a migration that rebuilds list_buckets
- * (0007_bucket_levels.ts holds the SQL of these).
+ * Every level's buckets split into a few children (16 days → days → hours; one more leading
+ * digit): a search sums only a few dozen counts per level, and the rows left to skip inside the
+ * finest bucket stay few (an hour's: ~230 at 1M payments over six months). Coarser for smaller
+ * slices, so that the counter rows stay under one per payment
+ * (docs/decisions/0041-coarser-counter-levels.md). Changing a level means a migration.
  */
 const LEVELS: Record<BucketedColumn, Record<SliceKind, BucketLevel[]>> = {
   created_at: {
-    tenant: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY, 3_600), timeLevel(2, 3_600, 300), timeLevel(3, 300)],
-    account: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY)],
+    tenant: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY, 3_600), timeLevel(2, 3_600)],
+    pair: [timeLevel(0, 16 * DAY, DAY), timeLevel(1, DAY)],
+    account: [timeLevel(0, 16 * DAY)],
   },
   amount: {
-    tenant: [amountLevel(0, 1), amountLevel(1, 2), amountLevel(2, 3), amountLevel(3, 4)],
-    account: [amountLevel(0, 1), amountLevel(1, 2)],
+    tenant: [amountLevel(0, 1), amountLevel(1, 2), amountLevel(2, 3)],
+    pair: [amountLevel(0, 1), amountLevel(1, 2)],
+    account: [amountLevel(0, 1)],
   },
 };
 

@@ -33,6 +33,7 @@ import { pairBucketsMigration } from './migrations/0031_pair_buckets.ts';
 import { paymentEntriesCarryStatusMigration } from './migrations/0032_payment_entries_carry_status.ts';
 import { listChangesMigration } from './migrations/0033_list_changes.ts';
 import { tenantPinnedSweepsMigration } from './migrations/0035_tenant_pinned_sweeps.ts';
+import { coarserCounterLevelsMigration } from './migrations/0036_coarser_counter_levels.ts';
 
 /**
  * How the stored `resource` of every row was rendered: the frozen renderers of the latest
@@ -77,6 +78,7 @@ export function migrationsFor(dialect: Dialect): Record<string, Migration> {
     '0032_payment_entries_carry_status': paymentEntriesCarryStatusMigration(dialect),
     '0033_list_changes': listChangesMigration(dialect),
     '0035_tenant_pinned_sweeps': tenantPinnedSweepsMigration(dialect),
+    '0036_coarser_counter_levels': coarserCounterLevelsMigration(dialect),
   };
 }
 

@@ -49,7 +49,13 @@ export interface ClassCoverage {
 /** 10000-01-01T00:00:00Z: past the last instant a time filter takes (rangedTotal.ts). */
 const PAST_LAST_INSTANT = 253_402_300_800_000;
 
-export function classCoverage(bounds: RangeBound[]): ClassCoverage | undefined {
+export function classCoverage(bounds: RangeBound[], byCurrency = false): ClassCoverage | undefined {
+  // One currency's classes are counted to the day (levelsOfClass): its range is covered by days, all kinds deep.
+  if (byCurrency) {
+    const days = coveredRange('created_at', TWO_DIGIT_CLASS_LEVELS, bounds);
+    if (!days || days.low >= PAST_LAST_INSTANT) return undefined;
+    return { finest: true, covered: days, segments: bucketSegments(TWO_DIGIT_CLASS_LEVELS, days) };
+  }
   const hours = coveredRange('created_at', AMOUNT_CLASS_LEVELS, bounds);
   if (!hours || hours.low >= PAST_LAST_INSTANT) return undefined;
   const days = coveredRange('created_at', TWO_DIGIT_CLASS_LEVELS, bounds);

@@ -6,7 +6,7 @@ import { dialectOf } from '../db/dialectOf.ts';
 import type { BucketSegment, CoveredRange } from '../counts/rangeBuckets.ts';
 import type { ListQuery } from '../listquery/parseListQuery.ts';
 import { boundedOn, countedTotalSelect, countSelect, pageFromRowSelect, type BucketStart, type ListScope, type ListTable } from './listPageQueries.ts';
-import { narrowedDimensions, sliceSql, type ListSlice } from './listSlice.ts';
+import { narrowedDimensions, type ListSlice } from './listSlice.ts';
 import type { RangedTotal } from './rangedTotal.ts';
 import { withRangesWritten } from './rangePlans.ts';
 import {
@@ -143,7 +143,7 @@ export async function amountOrderPage(db: Kysely<Database>, dialect: Dialect, re
   const { table, scope, listQuery, query, ranged, skip, limit, total, rival } = request;
   if (placement === 'never') return undefined;
   const bounds = listQuery.conditions.flatMap((c) => (c.match === 'range' && c.column === 'created_at' ? [{ op: c.op, value: c.value }] : []));
-  const coverage = classCoverage(bounds);
+  const coverage = classCoverage(bounds, ranged.slice.currency[0] !== '');
   if (!coverage) return undefined;
   const { tenantId } = scope;
   // The row-by-row ways walk the amount index from the list's start; the descent's reads cost about classReadsCost before any row.

@@ -65,7 +65,7 @@ export function bucketDescent(
   sliverRows?: SliverRows,
 ) {
   // Summing two-significant-digit classes, the descent stops at the day (they are not counted on the hour) and the page skips the rest of it row by row.
-  const levels = search.sortKeys ? amountClassLevelsOf(search.sortKeys) : bucketLevels(search.column, search.kind);
+  const levels = search.sortKeys ? amountClassLevelsOf(search.sortKeys, search.slice.currency[0] !== '') : bucketLevels(search.column, search.kind);
   const dir = sql.raw(search.direction);
   const ctes: NamedCte[] = [{ name: 't', expression: total }];
   // A ranged list's row `at` is row (rows of the slice before the range) + `at` of the slice.

@@ -2,7 +2,7 @@ import { sql, type Expression, type Kysely, type QueryCreator, type SelectQueryB
 import type { Database } from '../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
 import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
-import { sliceSql, type ListSlice } from './listSlice.ts';
+import type { ListSlice } from './listSlice.ts';
 import { DIMENSIONS, isCountedList } from '../counts/countedSlices.ts';
 import { liveBucketRows, tailCountSql } from '../counts/changeTail.ts';
 import { dialectOf } from '../db/dialectOf.ts';

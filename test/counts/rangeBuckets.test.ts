@@ -153,13 +153,13 @@ describe('the buckets wholly inside a range', () => {
     const levels = bucketLevels('created_at', 'tenant');
     const edge = Date.parse('2026-08-01T00:00:00Z');
     expect(coveredRange('created_at', levels, [{ op: 'gte', value: '2026-08-01T00:00:00.000Z' }])).toEqual({ low: edge });
-    expect(coveredRange('created_at', levels, [{ op: 'gte', value: '2026-08-01T00:00:00.000000001Z' }])).toEqual({ low: edge + 300_000 });
+    expect(coveredRange('created_at', levels, [{ op: 'gte', value: '2026-08-01T00:00:00.000000001Z' }])).toEqual({ low: edge + 3_600_000 });
     expect(coveredRange('created_at', levels, [{ op: 'gte', value: '2026-08-01T05:30:00.000+05:30' }])).toEqual({ low: edge });
-    expect(coveredRange('created_at', levels, [{ op: 'gt', value: '2026-08-01T00:00:00.000Z' }])).toEqual({ low: edge + 300_000 });
+    expect(coveredRange('created_at', levels, [{ op: 'gt', value: '2026-08-01T00:00:00.000Z' }])).toEqual({ low: edge + 3_600_000 });
     expect(coveredRange('created_at', levels, [{ op: 'lt', value: '2026-09-01T00:00:00.000Z' }])).toEqual({ low: 0, high: Date.parse('2026-09-01T00:00:00Z') });
     expect(coveredRange('created_at', levels, [{ op: 'lte', value: '2026-08-31T23:59:59.999Z' }])).toEqual({
       low: 0,
-      high: Date.parse('2026-08-31T23:55:00Z'),
+      high: Date.parse('2026-08-31T23:00:00Z'),
     });
     expect(coveredRange('amount', bucketLevels('amount', 'tenant'), [{ op: 'lte', value: 999 }])).toEqual({ low: 0, high: 1000 });
   });

@@ -9,7 +9,6 @@ import { redatePayment } from '../support/redatePayment.ts';
 import type { Db } from '../../src/db/database.ts';
 import { CARD_BRANDS, PAYMENT_STATUSES } from '../../src/payments/paymentListSpec.ts';
 import { ACCOUNT_STATUSES } from '../../src/accounts/accountListSpec.ts';
-import { withPaymentResource } from '../../src/payments/paymentResource.ts';
 import { CARDS, card } from '../support/cards.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';

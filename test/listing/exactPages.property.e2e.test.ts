@@ -7,7 +7,6 @@ import type { FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { describe, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
-import { withPaymentResource } from '../../src/payments/paymentResource.ts';
 import { card } from '../support/cards.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';

@@ -440,7 +440,8 @@ describe(`amount class descents' reads of list_buckets (${TEST_DIALECT})`, () =>
         database.db.dialect === 'sqlite'
           ? plan.lines.filter((l) => /(SEARCH|SCAN) list_buckets/.test(l))
           : plan.lines.filter((l) => l.includes('list_buckets') && l.includes('created_at.a'));
-      expect(reads.length, why).toBeGreaterThanOrEqual(3);
+      // One currency's classes are counted to the day (two levels), the whole list's to the hour (three).
+      expect(reads.length, why).toBeGreaterThanOrEqual(request.includes('currency') ? 2 : 3);
       for (const read of reads) {
         // PostgreSQL: the index condition is the part in brackets before any `filter`.
         const seek = database.db.dialect === 'sqlite' ? read : read.split(' filter [')[0];
