@@ -974,7 +974,7 @@ async function movingColumnsPage(ctx: ListContext, table: ListTable, scope: List
   const { kysely: db, dialect } = ctx.db;
   const tuning = ctx.tuning ?? DEFAULT_TUNING;
   return readOnlySnapshot(db, dialect).execute(async (trx) => {
-    const current = !(await entriesBehind(trx, scope.tenantId));
+    const current = !(await entriesBehind(trx, scope.tenantId, query));
     const whole = listRequest(table, scope, current ? query : withEntriesBehind(query));
     if (inEntryOrder(whole, tuning)) {
       const list: ListRequest = { ...whole, entryOrder: true };

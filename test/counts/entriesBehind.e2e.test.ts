@@ -52,4 +52,21 @@ describe('a metadata search while captures wait to be folded', () => {
     expect(await found('filter[status]=succeeded')).toEqual({ ids: [ids[2]], total: 1 });
     expect((await found('sort=amount')).ids).toEqual([ids[2], ids[0], ids[1]]);
   });
+
+  it('reads the entries still when the payments moved meanwhile hold none of the searched values', async () => {
+    const account = (await t.get('/v3/accounts', key)).body.data[0].id;
+    const card = { number: CARDS.visa, exp_month: 12, exp_year: 2030, cvc: '123' };
+    const other = await t.send('POST', '/v3/payments', key, {
+      account_id: account,
+      amount: 300,
+      currency: 'EUR',
+      capture: false,
+      card,
+      metadata: { channel: 'pos' },
+    });
+    expect((await t.send('POST', `/v3/payments/${other.body.data.id}/capture`, key)).status).toBe(200);
+    const page = await t.get('/v3/payments?filter[metadata][channel]=web&sort=amount', key);
+    expect(page.body.data.map((p: { id: string }) => p.id)).toEqual([ids[2], ids[0], ids[1]]);
+    expect(page.headers['x-page-strategy']).toBe('entries');
+  });
 });

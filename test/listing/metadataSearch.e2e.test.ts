@@ -298,7 +298,8 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
     if (expected.length > (page - 1) * read.perPage) reached.found++;
     if (page > 1 && expected.length > (page - 1) * read.perPage) reached.deeper++;
     // A move of a payment's status or amount waiting to be folded sends such a search to the payments instead (entriesCurrent.ts).
-    const behind = path === '/v3/payments' && (await entriesBehind(t.database.db.kysely, tenantId));
+    const searched = { sort: [], conditions: read.search.map(([key, values]) => ({ column: 'payment_metadata', match: 'metadata' as const, key, values })) };
+    const behind = path === '/v3/payments' && (await entriesBehind(t.database.db.kysely, tenantId, searched));
     const response = await call(app, 'GET', `${path}?${params.join('&')}&per_page=${read.perPage}&page=${page}`, key);
     expect(response.statusCode, response.body).toBe(200);
     const body = response.json();
