@@ -163,6 +163,13 @@ try {
   const latencies = new Latencies();
   const errors: string[] = [];
   let errorCount = 0;
+  // Each of the first 20 is also logged when it happens: an hour-long run should not hide one till the end.
+  const noteError = (line: string) => {
+    errorCount++;
+    if (errors.length >= 20) return;
+    errors.push(line);
+    log(`error: ${line}`);
+  };
   const byKind = new Map<string, number>();
   const started = performance.now();
   const deadline = started + durationMs;
@@ -185,15 +192,13 @@ try {
         latencies.add(performance.now() - t0);
         byKind.set(c.kind, (byKind.get(c.kind) ?? 0) + 1);
         if (answer.status !== c.expect) {
-          errorCount++;
-          if (errors.length < 20) errors.push(`${c.kind} ${c.method} ${c.path} → ${answer.status} ${answer.body.slice(0, 300)}`);
+          noteError(`${c.kind} ${c.method} ${c.path} → ${answer.status} ${answer.body.slice(0, 300)}`);
         } else {
           c.after?.(JSON.parse(answer.body));
         }
       } catch (error) {
         latencies.add(performance.now() - t0);
-        errorCount++;
-        if (errors.length < 20) errors.push(`${c.kind} ${c.method} ${c.path} → ${(error as Error).message}`);
+        noteError(`${c.kind} ${c.method} ${c.path} → ${(error as Error).message}`);
       }
     }
   };

@@ -19,7 +19,7 @@ const MAX_NAMES = 5000;
  * connections live for good: past this many, a new text runs unnamed and the connection is
  * closed when released (the pool opens a fresh one).
  */
-export const MAX_PREPARED_PER_CONNECTION = 500;
+export const MAX_PREPARED_PER_CONNECTION = 200;
 
 /** By text: its name, and the first copy of the text, which every connection keeps instead of its own. */
 const names = new Map<string, { name: string; text: string }>();
