@@ -5,7 +5,10 @@
  * loopback (lists with random pages/filters/sorts and walks by links.next, single reads, creates
  * with Idempotency-Keys and replays of them, captures, refunds) at bounded concurrency and rate.
  * Prints the error count, p50/p99, and the server's resident memory and heap (read from its own
- * /metrics) after warm-up, at a few points in between, and at the end. Exits 1 on any error.
+ * /metrics) after warm-up, once a minute (`--samples` changes how many points), and at the end,
+ * with the live heap after a full GC (the lowest the probe read since the previous point). Says
+ * whether the live heap levelled off: its trend over the second half of the run after warm-up at
+ * most `--level-mb-per-min`. Exits 1 on any error, or when it did not level off.
  */
 import { Agent, request } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -23,7 +26,8 @@ const values = parseScriptArgs(
     rate: { type: 'string', default: '150' },
     accounts: { type: 'string', default: '200' },
     payments: { type: 'string', default: '50000' },
-    samples: { type: 'string', default: '10' },
+    samples: { type: 'string' },
+    'level-mb-per-min': { type: 'string', default: '0.05' },
     'warmup-seconds': { type: 'string' },
     keep: { type: 'boolean', default: false },
     'heap-snapshots': { type: 'boolean', default: false },
@@ -34,8 +38,10 @@ if (dialect !== 'sqlite' && dialect !== 'postgres') throw new Error('--db is sql
 const durationMs = Number(values.minutes) * 60_000;
 const concurrency = Number(values.concurrency);
 const rate = Number(values.rate);
-const samples = Math.max(2, Number(values.samples));
+const samples = Math.max(2, Math.round(values.samples ? Number(values.samples) : Number(values.minutes)));
+const levelMbPerMin = Number(values['level-mb-per-min']);
 const warmupMs = values['warmup-seconds'] ? Number(values['warmup-seconds']) * 1000 : Math.min(60_000, Math.max(10_000, durationMs * 0.1));
+if (!(durationMs > warmupMs) || !(levelMbPerMin >= 0)) throw new Error('--minutes must be longer than the warm-up, --level-mb-per-min a number ≥ 0');
 const log = (line: string) => console.log(`[soak ${dialect}] ${line}`);
 
 /** A tiny deterministic PRNG so two runs send the same mix. */
@@ -104,16 +110,40 @@ class Latencies {
   }
 }
 
-/** RSS and heap in use as the server's /metrics reports them, and the live heap after its last full GC. */
+/** RSS and heap in use as the server's /metrics reports them, and the live heap after a full GC (the floor since the previous call). */
 async function memoryOf(origin: string, probe: () => { liveHeapMb: number; externalMb: number } | undefined) {
   const text = (await call(origin, '', { method: 'GET', path: '/metrics' })).body;
   const metric = (name: string) => Number(new RegExp(`^${name} ([0-9.e+]+)`, 'm').exec(text)?.[1] ?? NaN) / 1024 / 1024;
+  const probed = probe();
   return {
     rssMb: metric('process_resident_memory_bytes'),
     heapMb: metric('nodejs_heap_size_used_bytes'),
-    liveMb: probe()?.liveHeapMb ?? NaN,
-    externalMb: probe()?.externalMb ?? NaN,
+    liveMb: probed?.liveHeapMb ?? NaN,
+    externalMb: probed?.externalMb ?? NaN,
   };
+}
+
+type Point = { minute: number; rssMb: number; liveMb: number };
+
+/** Least-squares slope of `value` over `points`, MB per minute. */
+function slopeOf(points: Point[], value: (p: Point) => number): number {
+  const mx = points.reduce((a, p) => a + p.minute, 0) / points.length;
+  const my = points.reduce((a, p) => a + value(p), 0) / points.length;
+  return points.reduce((a, p) => a + (p.minute - mx) * (value(p) - my), 0) / points.reduce((a, p) => a + (p.minute - mx) ** 2, 0);
+}
+
+/** The trend over each half of the points (by time), and whether the second half's is within `limit`. */
+function levelling(points: Point[], value: (p: Point) => number, limit: number) {
+  const middle = (points[0].minute + points[points.length - 1].minute) / 2;
+  const first = slopeOf(
+    points.filter((p) => p.minute <= middle),
+    value,
+  );
+  const second = slopeOf(
+    points.filter((p) => p.minute >= middle),
+    value,
+  );
+  return { first, second, levelled: second <= limit };
 }
 
 const fmt = (n: number, d = 1) => n.toFixed(d);
@@ -133,6 +163,13 @@ try {
   const latencies = new Latencies();
   const errors: string[] = [];
   let errorCount = 0;
+  // Each of the first 20 is also logged when it happens: an hour-long run should not hide one till the end.
+  const noteError = (line: string) => {
+    errorCount++;
+    if (errors.length >= 20) return;
+    errors.push(line);
+    log(`error: ${line}`);
+  };
   const byKind = new Map<string, number>();
   const started = performance.now();
   const deadline = started + durationMs;
@@ -155,33 +192,31 @@ try {
         latencies.add(performance.now() - t0);
         byKind.set(c.kind, (byKind.get(c.kind) ?? 0) + 1);
         if (answer.status !== c.expect) {
-          errorCount++;
-          if (errors.length < 20) errors.push(`${c.kind} ${c.method} ${c.path} → ${answer.status} ${answer.body.slice(0, 300)}`);
+          noteError(`${c.kind} ${c.method} ${c.path} → ${answer.status} ${answer.body.slice(0, 300)}`);
         } else {
           c.after?.(JSON.parse(answer.body));
         }
       } catch (error) {
         latencies.add(performance.now() - t0);
-        errorCount++;
-        if (errors.length < 20) errors.push(`${c.kind} ${c.method} ${c.path} → ${(error as Error).message}`);
+        noteError(`${c.kind} ${c.method} ${c.path} → ${(error as Error).message}`);
       }
     }
   };
   const workers = Array.from({ length: concurrency }, worker);
 
   await sleep(warmupMs);
-  const atStart = await memoryOf(server.origin, server.lastProbe);
+  const atStart = await memoryOf(server.origin, server.takeFloor);
   if (values['heap-snapshots']) server.snapshot();
   const warmIndex = latencies.length;
   log(
     `after warm-up (${fmt(warmupMs / 1000, 0)} s): requests ${latencies.length}, errors ${errorCount}, RSS ${fmt(atStart.rssMb)} MB, heap used ${fmt(atStart.heapMb)} MB, live heap after GC ${fmt(atStart.liveMb)} MB`,
   );
-  const points: Array<{ minute: number; rssMb: number; liveMb: number }> = [{ minute: warmupMs / 60_000, rssMb: atStart.rssMb, liveMb: atStart.liveMb }];
+  const points: Point[] = [{ minute: warmupMs / 60_000, rssMb: atStart.rssMb, liveMb: atStart.liveMb }];
   const interval = (durationMs - warmupMs) / samples;
   let windowStart = latencies.length;
   for (let s = 1; s < samples; s++) {
     await sleep(Math.max(0, started + warmupMs + s * interval - performance.now()));
-    const memory = await memoryOf(server.origin, server.lastProbe);
+    const memory = await memoryOf(server.origin, server.takeFloor);
     const window = latencies.summary(windowStart);
     windowStart = latencies.length;
     const minute = (performance.now() - started) / 60_000;
@@ -196,17 +231,14 @@ try {
     await sleep(15_000); // writing a snapshot takes a while; the server must still be up
     log('heap snapshots (after warm-up, at end) are in data/soak/*.heapsnapshot: compare them in Chrome DevTools → Memory');
   }
-  const atEnd = await memoryOf(server.origin, server.lastProbe);
+  const atEnd = await memoryOf(server.origin, server.takeFloor);
   points.push({ minute: (performance.now() - started) / 60_000, rssMb: atEnd.rssMb, liveMb: atEnd.liveMb });
   const all = latencies.summary();
   const steady = latencies.summary(warmIndex);
   const seconds = (performance.now() - started) / 1000;
-  // Least-squares slope over the samples after warm-up, MB per minute.
-  const slopeOf = (value: (p: (typeof points)[number]) => number) => {
-    const mx = points.reduce((a, p) => a + p.minute, 0) / points.length;
-    const my = points.reduce((a, p) => a + value(p), 0) / points.length;
-    return points.reduce((a, p) => a + (p.minute - mx) * (value(p) - my), 0) / points.reduce((a, p) => a + (p.minute - mx) ** 2, 0);
-  };
+  const live = levelling(points, (p) => p.liveMb, levelMbPerMin);
+  const rss = levelling(points, (p) => p.rssMb, Number.POSITIVE_INFINITY);
+  const middle = points.reduce((a, p) => (Math.abs(p.minute - seconds / 120) < Math.abs(a.minute - seconds / 120) ? p : a));
   log('');
   log(`RESULT ${dialect}: ${fmt(seconds / 60)} min, ${all.count} requests (${fmt(all.count / seconds, 0)} req/s), errors ${errorCount}`);
   log(`  latency all: p50 ${fmt(all.p50)} ms, p99 ${fmt(all.p99)} ms; after warm-up: p50 ${fmt(steady.p50)} ms, p99 ${fmt(steady.p99)} ms`);
@@ -216,16 +248,22 @@ try {
   );
   log(
     `  RSS change ${fmt(atEnd.rssMb - atStart.rssMb)} MB (${fmt(((atEnd.rssMb - atStart.rssMb) / atStart.rssMb) * 100)} %), trend ${fmt(
-      slopeOf((p) => p.rssMb),
+      slopeOf(points, (p) => p.rssMb),
       2,
-    )} MB/min; live heap change ${fmt(atEnd.liveMb - atStart.liveMb)} MB, trend ${fmt(
-      slopeOf((p) => p.liveMb),
+    )} MB/min (first half ${fmt(rss.first, 2)}, second half ${fmt(rss.second, 2)}); live heap change ${fmt(atEnd.liveMb - atStart.liveMb)} MB, trend ${fmt(
+      slopeOf(points, (p) => p.liveMb),
       2,
     )} MB/min (${points.length} samples)`,
   );
+  log(
+    `  live heap after GC: ${fmt(atStart.liveMb)} MB after warm-up, ${fmt(middle.liveMb)} MB at ${fmt(middle.minute)} min, ${fmt(atEnd.liveMb)} MB at end; trend ${fmt(live.first, 3)} MB/min over the first half, ${fmt(live.second, 3)} MB/min over the second`,
+  );
+  log(
+    `  VERDICT: live heap ${Number.isNaN(live.second) ? 'not judged (too few points: run longer)' : live.levelled ? 'levelled off' : 'still growing'} (second-half trend ${fmt(live.second, 3)} MB/min, limit ${levelMbPerMin} MB/min)`,
+  );
   log(`  mix: ${[...byKind].map(([k, v]) => `${k} ${v}`).join(', ')}`);
   for (const e of errors) log(`  error: ${e}`);
-  process.exitCode = errorCount > 0 ? 1 : 0;
+  process.exitCode = errorCount > 0 || (!live.levelled && !Number.isNaN(live.second)) ? 1 : 0;
 } finally {
   agent.destroy();
   await server.stop();

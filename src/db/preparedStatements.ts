@@ -11,17 +11,49 @@ import { isDatabaseReadOnly } from './databaseErrors.ts';
  */
 export const PREPARED = '/* prepared */ ';
 
-const names = new Map<string, string>();
+/** Texts whose names are remembered; past this many the memory starts afresh (a name then costs a hash again). */
+const MAX_NAMES = 5000;
+/**
+ * Statements one connection keeps prepared, at most. Each is a plan in that server process's
+ * memory and its text in the driver's, for as long as the connection lives, and a busy pool's
+ * connections live for good: past this many, a new text runs unnamed and the connection is
+ * closed when released (the pool opens a fresh one).
+ */
+export const MAX_PREPARED_PER_CONNECTION = 200;
+
+/** By text: its name, and the first copy of the text, which every connection keeps instead of its own. */
+const names = new Map<string, { name: string; text: string }>();
+const preparedOn = new WeakMap<object, Set<string>>();
 
 /** The name a marked statement is prepared under on every connection (the same text, the same name). */
-export function preparedNameOf(text: string): string {
-  let name = names.get(text);
-  if (!name) {
-    name = `k${createHash('sha1').update(text).digest('hex').slice(0, 32)}`;
-    if (names.size > 5000) names.clear();
-    names.set(text, name);
+function namedText(text: string): { name: string; text: string } {
+  let named = names.get(text);
+  if (!named) {
+    named = { name: `k${createHash('sha1').update(text).digest('hex').slice(0, 32)}`, text };
+    if (names.size >= MAX_NAMES) names.clear();
+    names.set(text, named);
   }
-  return name;
+  return named;
+}
+
+/**
+ * How to send a marked statement on `client`: by name (with the one shared copy of its text),
+ * or unnamed once the connection has prepared its MAX_PREPARED_PER_CONNECTION.
+ */
+export function preparedQueryOn(client: object, text: string, values: unknown[] | undefined): { name?: string; text: string; values?: unknown[] } {
+  const named = namedText(text);
+  let prepared = preparedOn.get(client);
+  if (!prepared) preparedOn.set(client, (prepared = new Set()));
+  if (!prepared.has(named.name)) {
+    if (prepared.size >= MAX_PREPARED_PER_CONNECTION) return { text, values };
+    prepared.add(named.name);
+  }
+  return { name: named.name, text: named.text, values };
+}
+
+/** Whether `client` has prepared all it may: it is closed on release rather than kept. */
+export function preparedFull(client: object): boolean {
+  return (preparedOn.get(client)?.size ?? 0) >= MAX_PREPARED_PER_CONNECTION;
 }
 
 /**
@@ -36,8 +68,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
     const kyselyClient: PostgresPoolClient & { readOnlyError?: unknown } = {
       // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
       query: ((text: any, values?: unknown[]) => {
-        const sent =
-          typeof text === 'string' && text.startsWith(PREPARED) ? client.query({ name: preparedNameOf(text), text, values }) : client.query(text, values);
+        const sent = typeof text === 'string' && text.startsWith(PREPARED) ? client.query(preparedQueryOn(client, text, values)) : client.query(text, values);
         if (typeof (sent as Partial<Promise<unknown>>)?.catch !== 'function') return sent;
         return (sent as Promise<unknown>).catch((error: unknown) => {
           if (isDatabaseReadOnly(error)) kyselyClient.readOnlyError = error;
@@ -45,7 +76,7 @@ export function preparingPool(pool: pg.Pool): PostgresPool {
         });
       }) as unknown as PostgresPoolClient['query'],
       release: () => {
-        const error = kyselyClient.readOnlyError;
+        const error = kyselyClient.readOnlyError ?? (preparedFull(client) ? new Error('prepared statements at their limit') : undefined);
         kyselyClient.readOnlyError = undefined;
         client.release(error as Error | undefined);
       },

@@ -25,12 +25,17 @@ const MAX_TEMPLATES = 1000;
  * in the key.
  */
 export class StatementTemplates {
-  readonly #compiled = new Map<string, CompiledQuery>();
+  /**
+   * The text and parameters only: a compiled query also holds the operation-node tree it was
+   * compiled from, ~100 KB for a list statement, which nothing here reads again.
+   */
+  readonly #compiled = new Map<string, { sql: string; parameters: readonly unknown[] }>();
 
   statement(key: string, build: (slot: SlotMaker) => Compilable, values: Record<string, unknown>): CompiledQuery {
     let compiled = this.#compiled.get(key);
     if (!compiled) {
-      compiled = build(<T>(name: string) => new Slot(name) as T).compile();
+      const { sql, parameters } = build(<T>(name: string) => new Slot(name) as T).compile();
+      compiled = { sql, parameters };
       if (this.#compiled.size >= MAX_TEMPLATES) this.#compiled.clear();
       this.#compiled.set(key, compiled);
     }

@@ -1,7 +1,7 @@
 import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { StatementWithSettings } from './poolerSafeClient.ts';
-import { PREPARED, preparedNameOf } from './preparedStatements.ts';
+import { PREPARED, preparedFull, preparedQueryOn } from './preparedStatements.ts';
 
 /** Each row's fields as the text PostgreSQL sent (null for SQL NULL), in the statement's column order. */
 export type RowTextSink = (fields: ReadonlyArray<string | null>) => void;
@@ -41,11 +41,11 @@ export async function streamRowTexts(pool: pg.Pool, query: CompiledQuery, sink: 
   try {
     const { sql: text } = query;
     const values = query.parameters as unknown[];
-    const config: pg.QueryConfig = text.startsWith(PREPARED) ? { name: preparedNameOf(text), text, values } : { text, values };
+    const config: pg.QueryConfig = text.startsWith(PREPARED) ? preparedQueryOn(client, text, values) : { text, values };
     await new Promise<void>((resolve, reject) => {
       client.query(new RowsToSink(config, sink, (error) => (error ? reject(error) : resolve())) as unknown as pg.Submittable);
     });
   } finally {
-    client.release();
+    client.release(preparedFull(client) ? new Error('prepared statements at their limit') : undefined);
   }
 }

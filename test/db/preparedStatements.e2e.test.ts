@@ -4,6 +4,7 @@ import { fetchListPage } from '../../src/listing/fetchListPage.ts';
 import { parseListQuery } from '../../src/listquery/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
+import { MAX_PREPARED_PER_CONNECTION, PREPARED } from '../../src/db/preparedStatements.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { createTestDatabase, TEST_DIALECT, TEST_PG_POOLER, type TestDatabase } from '../support/testDatabase.ts';
 
@@ -37,6 +38,24 @@ describe('list statements on PostgreSQL', () => {
       select count(*)::int as n, coalesce(sum(generic_plans), 0)::int as generic, current_setting('plan_cache_mode') as mode
       from pg_prepared_statements where statement like '/* prepared */%'`.execute(single.kysely);
     expect(rows[0]).toEqual({ n: 2, generic: 6, mode: 'force_generic_plan' });
+  });
+
+  it.runIf(direct)('are kept prepared on one connection up to a limit, past which it is replaced by a fresh one', async () => {
+    const one = database.openAnother({ poolMax: 1 });
+    try {
+      const seen = [];
+      for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 100; i++) {
+        // A text of its own each time: a shape never seen before, as a long-lived connection meets them.
+        const { rows } = await sql<{ i: number; pid: number; prepared: number }>`${sql.raw(PREPARED)}select ${sql.lit(i)}::int as i, pg_backend_pid() as pid,
+          (select count(*)::int from pg_prepared_statements) as prepared`.execute(one.kysely);
+        seen.push(rows[0]);
+      }
+      expect(seen.map((r) => r.i)).toEqual([...Array(MAX_PREPARED_PER_CONNECTION + 100).keys()]);
+      expect(Math.max(...seen.map((r) => r.prepared))).toBe(MAX_PREPARED_PER_CONNECTION);
+      expect(new Set(seen.map((r) => r.pid)).size).toBe(2);
+    } finally {
+      await one.close();
+    }
   });
 
   it.runIf(TEST_DIALECT === 'postgres')('are never prepared by name with PG_POOLER=transaction: any server connection may run the next one', async () => {

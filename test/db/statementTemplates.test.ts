@@ -1,4 +1,7 @@
 import { CompiledQuery, DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { marked, StatementTemplates } from '../../src/db/statementTemplates.ts';
 
@@ -31,6 +34,29 @@ describe('statement templates', () => {
   it('refuse to run a statement with a value missing, rather than send a placeholder', () => {
     const templates = new StatementTemplates();
     expect(() => templates.statement('shape', (slot) => db.selectFrom('t').select('a').where('a', '=', slot<string>('a')), {})).toThrow(/no value for a/);
+  });
+
+  it('keep a shape as its text and parameters, never the query tree it was built from', async () => {
+    setFlagsFromString('--expose-gc');
+    const collect = runInNewContext('gc') as () => void;
+    const templates = new StatementTemplates();
+    let tree: WeakRef<object> | undefined;
+    templates.statement(
+      'shape',
+      (slot) => ({
+        compile: () => {
+          const compiled = db.selectFrom('t').select('a').where('a', '=', slot<string>('a')).compile();
+          tree = new WeakRef(compiled.query);
+          return compiled;
+        },
+      }),
+      { a: 'x' },
+    );
+    // A WeakRef holds its target until the current job ends.
+    await turn();
+    collect();
+    expect(tree?.deref()).toBeUndefined();
+    expect(templates.statement('shape', () => expect.unreachable('built twice'), { a: 'y' }).parameters).toEqual(['y']);
   });
 
   it('keep values the builder wrote as constants', () => {
