@@ -1,6 +1,6 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Db } from '../db/database.ts';
-import { foldTenantChanges, measureFoldLag } from './foldChanges.ts';
+import { foldTenantChanges, hasChanges, measureFoldLag } from './foldChanges.ts';
 
 export interface FoldSettings {
   /** How soon after a write commits its tenant's changes are folded (COUNT_FOLD_MS). */
@@ -65,8 +65,11 @@ export function startCountFolder(db: Db, log: FastifyBaseLogger, settings: FoldS
   const sweep = setInterval(
     () =>
       run(async () => {
+        // Only the tenants with changes waiting: a fold is a write transaction (SQLite's one writer).
         const tenants = await db.kysely.selectFrom('tenants').select('id').execute();
-        await foldAll(tenants.map((t) => t.id));
+        const waiting: string[] = [];
+        for (const { id } of tenants) if (await hasChanges(db, id)) waiting.push(id);
+        await foldAll(waiting);
         const lag = await measureFoldLag(db);
         if (lag.seconds * 1000 > settings.warnAfterMs)
           log.warn(

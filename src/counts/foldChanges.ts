@@ -120,6 +120,11 @@ export async function foldTenant(db: Db, tenantId: string, batch = 500): Promise
   }
 }
 
+/** Whether a tenant has changes waiting to be folded. */
+export async function hasChanges(db: Db, tenantId: string): Promise<boolean> {
+  return (await db.kysely.selectFrom('list_changes').select('id').where('tenant_id', '=', tenantId).limit(1).executeTakeFirst()) !== undefined;
+}
+
 /** How far the counts are behind the writes: changes waiting and the age of the oldest (seconds), over every tenant. */
 export async function measureFoldLag(db: Db): Promise<{ changes: number; seconds: number }> {
   const tenants = await db.kysely.selectFrom('tenants').select('id').execute();

@@ -41,12 +41,6 @@ export function eventCountKeys(type: string): CountKey[] {
   return countKeys('events', { status: type });
 }
 
-/** Deltas for moving one record between statuses (slices that do not change cancel out). */
-export function statusChangeDeltas(keysFor: (status: string) => CountKey[], from: string, to: string): CountDelta[] {
-  if (from === to) return [];
-  return [...keysFor(from).map((k) => ({ ...k, delta: -1 })), ...keysFor(to).map((k) => ({ ...k, delta: 1 }))];
-}
-
 function keyOf(k: CountKey): string {
   return `${k.list}\u0000${k.account_id}\u0000${k.status}\u0000${k.currency}\u0000${k.card_brand}`;
 }

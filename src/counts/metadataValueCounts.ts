@@ -45,21 +45,6 @@ export function valueCountRows(tenantId: string, list: MetadataList, deltas: Val
 }
 
 /**
- * What a record's status change does to the value counts: each entry of its metadata (as stored:
- * JSON text on SQLite, an object from PostgreSQL) leaves the rows of the old status (−1) for those
- * of the new (+1); nothing when the status stays. The record's metadata is its entries
- * (metadataEntries.ts writes both together), so no entry needs reading.
- */
-export function statusMoveDeltas(metadata: string | Record<string, string>, from: string, to: string): ValueCountDelta[] {
-  if (from === to) return [];
-  const pairs: Record<string, string> = typeof metadata === 'string' ? JSON.parse(metadata) : metadata;
-  return Object.entries(pairs).flatMap(([key, value]) => [
-    { key, value, status: from, delta: -1 },
-    { key, value, status: to, delta: 1 },
-  ]);
-}
-
-/**
  * PostgreSQL: the upsert of value count rows (one list's), as one array per column (one statement
  * text for any number of rows, prepared once), run when `after` holds (countedRows.ts chains it
  * after the other counted rows' upserts).
