@@ -1,5 +1,5 @@
 /**
- * What the pairs' bucket rows (migration 0031, counts/countedSlices.ts) cost a create's write
+ * What the pairs' bucket rows (migration 0031, lists/counters/countedSlices.ts) cost a create's write
  * statements: `node scripts/bench/pairCost.ts <sqlite|postgres> <database url> [rounds] [seconds]`
  * on a seeded database (tenant `bench`, as `cli seed --tenant bench` makes it). The statements of
  * one create are captured (writeStatements.ts) and replayed with and without the pairs' rows,

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import { foldTenant } from '../../src/counts/foldChanges.ts';
-import { adjustCounts, paymentCountKeys } from '../../src/counts/listCounts.ts';
-import { adjustBuckets, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
+import { foldTenant } from '../../src/lists/counters/foldChanges.ts';
+import { adjustCounts, paymentCountKeys } from '../../src/lists/counters/listCounts.ts';
+import { adjustBuckets, paymentBucketDeltas } from '../../src/lists/counters/listBuckets.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { WRITER_MARK } from './writer.ts';
 
@@ -24,7 +24,7 @@ export async function restoreDataset(url: string, tenantName: string, { always =
     const tenant = await db.kysely.selectFrom('tenants').select('id').where('name', '=', tenantName).executeTakeFirst();
     if (!tenant) return undefined;
     const mark = `${WRITER_MARK}%`;
-    // The counts must hold every write before the writer's rows are taken out of them (counts/foldChanges.ts).
+    // The counts must hold every write before the writer's rows are taken out of them (lists/counters/foldChanges.ts).
     await foldTenant(db, tenant.id);
     const deleted = await db.kysely.transaction().execute(async (trx) => {
       const rows = await trx.selectFrom('payments').select(['id', 'account_id', 'status', 'currency', 'card_brand', 'created_at', 'amount']).where('tenant_id', '=', tenant.id).where('reference', 'like', mark).execute();

@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
-import { offsetPageQuery } from '../../src/listing/fetchListPage.ts';
+import { offsetPageQuery } from '../../src/lists/fetchListPage.ts';
 import { BENCH_TENANT, type Dataset } from './datasets.ts';
 
 const run = promisify(execFile);

@@ -21,9 +21,9 @@ export async function pageQueriesOf(ds: Dataset, beforeDir: string) {
   const buildOf = async (root: string) => {
     const at = (path: string) => import(resolve(root, path));
     const [{ offsetPageQuery }, { parseQueryString }, { parseListQuery }, { paymentListSpec }] = await Promise.all([
-      at('src/listing/fetchListPage.ts'),
+      at('src/lists/fetchListPage.ts'),
       at('src/http/parseQueryString.ts'),
-      at('src/listquery/parseListQuery.ts'),
+      at('src/lists/request/parseListQuery.ts'),
       at('src/payments/paymentListSpec.ts'),
     ]);
     return (query: string) =>

@@ -4,7 +4,7 @@ import pg from 'pg';
 import { DatabaseSync } from 'node:sqlite';
 import type { Db } from '../../src/db/database.ts';
 import type { Database } from '../../src/db/schema.ts';
-import { BUCKETED_SLICES, DIMENSIONS } from '../../src/counts/countedSlices.ts';
+import { BUCKETED_SLICES, DIMENSIONS } from '../../src/lists/counters/countedSlices.ts';
 import { nodeSqliteDialect, openSqlite } from '../../src/db/nodeSqliteDialect.ts';
 import { runIdempotent } from '../../src/idempotency/runIdempotent.ts';
 import { insertPayment } from '../../src/payments/paymentWrites.ts';
@@ -157,7 +157,7 @@ type CountedTable = 'list_counts' | 'list_buckets';
 
 /**
  * The statement without the counted rows `drop` picks. PostgreSQL's counted rows go as one array
- * per column (counts/countedRows.ts): the arrays are filtered. SQLite's as rows of placeholders
+ * per column (lists/counters/countedRows.ts): the arrays are filtered. SQLite's as rows of placeholders
  * (listCounts.ts, listBuckets.ts): the rows are dropped and the text rebuilt.
  */
 function withoutRows(query: CompiledQuery, dialect: 'sqlite' | 'postgres', drop: (table: CountedTable, row: Record<string, unknown>) => boolean): CompiledQuery {

@@ -14,15 +14,15 @@ import {
   sortedIdsPageSelect,
   type ListScope,
   type ListTable,
-} from '../../src/listing/listPageQueries.ts';
-import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/listing/fetchListPage.ts';
-import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
-import { totalOrder } from '../../src/listing/keyset.ts';
-import { withRangesWritten, withSortUnindexed } from '../../src/listing/rangePlans.ts';
-import { withMetadataProbed } from '../../src/listing/metadataPlans.ts';
-import { keyedConditionOf, withKeyedWriting } from '../../src/listing/keyedFilters.ts';
-import { readsInEntryOrder } from '../../src/listing/entryOrderPage.ts';
-import { metadataShareSelect, metadataTotalSelect } from '../../src/listing/metadataPlanStatement.ts';
+} from '../../src/lists/sql/listPageQueries.ts';
+import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/lists/fetchListPage.ts';
+import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
+import { totalOrder } from '../../src/lists/sql/keyset.ts';
+import { withRangesWritten, withSortUnindexed } from '../../src/lists/plan/rangePlans.ts';
+import { withMetadataProbed } from '../../src/lists/plan/metadataPlans.ts';
+import { keyedConditionOf, withKeyedWriting } from '../../src/lists/sql/keyedFilters.ts';
+import { readsInEntryOrder } from '../../src/lists/sql/entryOrderPage.ts';
+import { metadataShareSelect, metadataTotalSelect } from '../../src/lists/sql/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
 
 /**
@@ -39,19 +39,19 @@ export interface ListShape {
   ordered: boolean;
   /**
    * A range on another column than the sort's first, most rows in range: SQLite's page walks
-   * this index in the sort's order (src/listing/rangePlans.ts), the range tested row by row.
+   * this index in the sort's order (src/lists/plan/rangePlans.ts), the range tested row by row.
    */
   walks?: string;
   /** The same shape, few rows in range: the index of the range's column that SQLite's page reads and sorts the ids in. */
   rangeIndex?: string;
   /**
    * A metadata search: the index its page walks when the searched values are common, each row's
-   * entry probed (src/listing/metadataPlans.ts).
+   * entry probed (src/lists/plan/metadataPlans.ts).
    */
   probes?: string;
   /**
    * A filter on a column of many values (a card's last four): the index SQLite's page walks when
-   * the counts choose the walk, the filter tested row by row (src/listing/keyedFilters.ts); the
+   * the counts choose the walk, the filter tested row by row (src/lists/sql/keyedFilters.ts); the
    * total and the sorted ids come from the filter's own index.
    */
   keyed?: { walks: string; index: string };
@@ -114,7 +114,7 @@ export const LIST_SHAPES: ListShape[] = [
     'payments_tenant_status_created',
   ),
   // An amount range off every class edge, sorted by created_at: its deep page also reads the sliver
-  // between its end and the class edge, in the range's index (src/listing/amountClassRanges.ts).
+  // between its end and the class edge, in the range's index (src/lists/plan/amountClassRanges.ts).
   payments('filter[amount][gte]=1510', false),
   payments('filter[currency]=EUR&filter[amount][gte]=2345', false),
   // Metadata search: the tenant's matching records from the entry table's primary key, then sorted.

@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, postgresOwnerIds } from '../support/loopbackServices.ts';
+import { freePort, postgresOwnerIds } from './loopbackServices.ts';
 
 const BIN = process.env.PGBOUNCER_BIN ?? '/usr/sbin/pgbouncer';
 

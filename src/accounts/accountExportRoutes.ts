@@ -3,7 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { exportHandler, exportRouteConfig, type ExportContext } from '../exports/exportHandler.ts';
 import { exportResponses } from '../exports/exportResponses.ts';
-import { filterAndSortSchema } from '../listquery/listQuerySchema.ts';
+import { filterAndSortSchema } from '../lists/index.ts';
 import { accountListSpec } from './accountListSpec.ts';
 import { AccountSchema } from './accountSchema.ts';
 

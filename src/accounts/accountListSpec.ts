@@ -1,4 +1,4 @@
-import type { ListSpec } from '../listquery/listSpec.ts';
+import type { ListSpec } from '../lists/index.ts';
 
 export const ACCOUNT_STATUSES = ['active', 'suspended', 'closed'] as const;
 

@@ -12,7 +12,7 @@ export const accountRepresentation: RepresentationOffer = { own: ACCOUNT_TYPE, e
 /** Ids per statement: well under both databases' bound-parameter limits. */
 const IDS_PER_QUERY = 1000;
 
-/** The stored representations of some accounts of a tenant, by primary key (test/listing/queryPlans.e2e.test.ts checks its plan). */
+/** The stored representations of some accounts of a tenant, by primary key (test/lists/queryPlans.e2e.test.ts checks its plan). */
 export function accountResourcesSelect(db: Kysely<Database>, tenantId: string, ids: readonly string[]) {
   return db.selectFrom('accounts').select(['id', 'resource']).where('tenant_id', '=', tenantId).where('id', 'in', ids);
 }

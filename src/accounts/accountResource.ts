@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { AccountTable } from '../db/schema.ts';
 import { readJsonObject } from '../db/jsonColumn.ts';
-import { caseFold } from '../listquery/caseFold.ts';
+import { caseFold } from '../lists/index.ts';
 import type { Account } from './accountSchema.ts';
 
 /** Columns derived from an account's own fields, which every write stores with them. */

@@ -7,7 +7,7 @@ import { accountBodyProblems } from './accountBodyChecks.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
-import { ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { ResourceSchema } from '../lists/index.ts';
 import { AccountParams } from './accountRoutes.ts';
 import { toAccountResource } from './accountResource.ts';
 import { AccountSchema } from './accountSchema.ts';

@@ -2,10 +2,10 @@ import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
 import { notFound, Problem } from '../core/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
-import { recordChange } from '../counts/listChanges.ts';
+import { recordChange } from '../lists/index.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../counts/metadataEntries.ts';
+import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../lists/index.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {

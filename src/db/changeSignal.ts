@@ -1,6 +1,6 @@
 /**
  * Which tenants' writes just committed changes to be folded into the lists' counts
- * (counts/countFolder.ts listens): the folder folds them soon after rather than on its sweep.
+ * (lists/counters/countFolder.ts listens): the folder folds them soon after rather than on its sweep.
  */
 export class ChangeSignal {
   readonly #listeners = new Set<(tenants: ReadonlySet<string>) => void>();

@@ -37,7 +37,7 @@ export interface Db {
    * it meanwhile (a read-only transaction runs on a reader thread instead).
    */
   native: NativeHandle;
-  /** Tenants whose committed writes recorded list changes (counts/countFolder.ts folds them). */
+  /** Tenants whose committed writes recorded list changes (lists/counters/countFolder.ts folds them). */
   listChanges: ChangeSignal;
   /**
    * PostgreSQL: how long a statement may go without an answer before its connection is given up

@@ -36,7 +36,7 @@ export interface AccountTable {
   updated_at: string;
   /** The API representation as JSON text, rendered on every write (migration 0004). */
   resource: string;
-  /** `name` and `email` case-folded for the case-insensitive filters, written with `resource` (migration 0009, src/listquery/caseFold.ts). */
+  /** `name` and `email` case-folded for the case-insensitive filters, written with `resource` (migration 0009, src/lists/request/caseFold.ts). */
   name_folded: string;
   email_folded: string;
 }
@@ -85,7 +85,7 @@ export interface ListCountTable {
   list: string;
   account_id: string;
   status: string;
-  /** Counted dimensions added by migration 0017 ('' = all; src/counts/countedSlices.ts). */
+  /** Counted dimensions added by migration 0017 ('' = all; src/lists/counters/countedSlices.ts). */
   currency: string;
   card_brand: string;
   /** Which of a counter's rows (migration 0008): writes spread over shards, readers sum them. */
@@ -93,7 +93,7 @@ export interface ListCountTable {
   n: number;
 }
 
-/** Rows of one slice (as list_counts) whose sort key falls in one bucket (src/counts/sortBuckets.ts). */
+/** Rows of one slice (as list_counts) whose sort key falls in one bucket (src/lists/counters/sortBuckets.ts). */
 export interface ListBucketTable {
   tenant_id: string;
   list: string;
@@ -111,7 +111,7 @@ export interface ListBucketTable {
 
 /**
  * What one write changed in the counted lists, not yet folded into the counts (migration 0033,
- * src/counts/listChanges.ts). A side (before, after) is absent (null status) for a create or delete.
+ * src/lists/counters/listChanges.ts). A side (before, after) is absent (null status) for a create or delete.
  */
 export interface ListChangeTable {
   id: Generated<number>;

@@ -11,7 +11,7 @@ import { tryTransactionLockAndInsert } from './transactionLock.ts';
  * the database layer (counterShard.ts). Rows it reads to change are locked with Kysely's
  * `forUpdate()` on either database (nodeSqliteDialect.ts). So a write never asks which
  * database it is on, except to combine statements only PostgreSQL can run as one (a round trip
- * there, a function call on SQLite: counts/countedRows.ts).
+ * there, a function call on SQLite: lists/counters/countedRows.ts).
  */
 export interface Write {
   trx: Transaction<Database>;

@@ -22,7 +22,7 @@ export interface NewEvent {
  * Records one event in the write's own transaction (the transactional outbox): the event and a
  * pending delivery for every enabled endpoint of the tenant that wants its type. It commits or
  * rolls back with the change, so no change goes unannounced and no event announces a change
- * that did not happen. Its count comes with the write's list change (counts/listChanges.ts).
+ * that did not happen. Its count comes with the write's list change (lists/counters/listChanges.ts).
  */
 export async function recordEvent(write: Write, tenantId: string, type: EventType, resourceId: string, resource: string): Promise<string> {
   const [id] = await insertEvents(write, tenantId, [{ type, resourceId, resource }]);

@@ -1,7 +1,7 @@
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import type { Db } from '../db/database.ts';
 import { everyTenantId } from '../db/everyTenantId.ts';
-import { adjustCounts, eventCountKeys, type CountDelta } from '../counts/listCounts.ts';
+import { adjustCounts, eventCountKeys, type CountDelta } from '../lists/index.ts';
 
 /** Rows per purge transaction: short transactions, so writers are never held up for long. */
 export const PURGE_BATCH = 1000;

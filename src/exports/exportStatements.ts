@@ -1,11 +1,11 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
-import type { ListQuery } from '../listquery/parseListQuery.ts';
-import { listTotalSelect, wholeListQuery, type KeyedPlan } from '../listing/fetchListPage.ts';
-import { applyConditions, applyOrder } from '../listing/applyListQuery.ts';
-import { keyedConditionOf, keyedCounts, keyedPlanOf } from '../listing/keyedFilters.ts';
-import { sortedIdsListSelect, wholeListSelect } from '../listing/listPageQueries.ts';
-import type { ListScope, ListTable } from '../listing/listScope.ts';
+import type { ListQuery } from '../lists/index.ts';
+import { listTotalSelect, wholeListQuery, type KeyedPlan } from '../lists/index.ts';
+import { applyConditions, applyOrder } from '../lists/index.ts';
+import { keyedConditionOf, keyedCounts, keyedPlanOf } from '../lists/index.ts';
+import { sortedIdsListSelect, wholeListSelect } from '../lists/index.ts';
+import type { ListScope, ListTable } from '../lists/index.ts';
 
 /**
  * SQLite: the plan of a keyed filter (a card's last four, a reference, an email) for the whole list,

@@ -1,4 +1,4 @@
-import type { ListTuning } from '../listing/fetchListPage.ts';
+import type { ListTuning } from '../lists/index.ts';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import './routeDocs.ts';
 import type { Redis } from 'ioredis';
@@ -17,7 +17,7 @@ import { ExportSlots } from '../exports/exportSlots.ts';
 import type { CardProcessor } from '../payments/processor/cardProcessor.ts';
 import { sandboxProcessor } from '../payments/processor/sandboxProcessor.ts';
 import { schedulePurge } from '../idempotency/schedulePurge.ts';
-import { DEFAULT_FOLD_SETTINGS, startCountFolder, type FoldSettings } from '../counts/countFolder.ts';
+import { DEFAULT_FOLD_SETTINGS, startCountFolder, type FoldSettings } from '../lists/index.ts';
 import { registerHealthRoutes } from './healthRoutes.ts';
 import { registerFrontDoor } from '../docs/frontDoor.ts';
 import { parseQueryString, rejectBadQuery } from './parseQueryString.ts';

@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import qs from 'qs';
 import { issue, Problem, validationProblem } from '../core/problem.ts';
 import { invalidTextIn } from './invalidText.ts';
-import { decodedKey } from '../pagination/pageUrl.ts';
+import { decodedKey } from '../lists/index.ts';
 import { bracketName } from '../core/queryErrors.ts';
 import { queryShapeProblem } from './queryShape.ts';
 

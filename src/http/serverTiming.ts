@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
  */
 export function registerServerTiming(app: FastifyInstance): void {
   app.addHook('onSend', (_request, reply, payload, done) => {
-    // A read says which database answered it (listing/tenantReads.ts): kept, after the duration.
+    // A read says which database answered it (lists/tenantReads.ts): kept, after the duration.
     const db = reply.getHeader('server-timing');
     reply.header('server-timing', `app;dur=${reply.elapsedTime.toFixed(1)}${db ? `, ${db}` : ''}`);
     done(null, payload);

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import { measureFoldLag } from '../counts/foldChanges.ts';
+import { measureFoldLag } from '../lists/index.ts';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { AggregatorRegistry, collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Db } from '../db/database.ts';

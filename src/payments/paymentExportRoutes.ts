@@ -5,7 +5,7 @@ import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { exportHandler, exportRouteConfig, type ExportContext } from '../exports/exportHandler.ts';
 import { exportResponses } from '../exports/exportResponses.ts';
-import { filterAndSortSchema } from '../listquery/listQuerySchema.ts';
+import { filterAndSortSchema } from '../lists/index.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
 import { accountExists } from '../accounts/accountQueries.ts';
 import { paymentListSpec } from './paymentListSpec.ts';

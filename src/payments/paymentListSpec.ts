@@ -1,4 +1,4 @@
-import type { ListSpec } from '../listquery/listSpec.ts';
+import type { ListSpec } from '../lists/index.ts';
 
 export const PAYMENT_STATUSES = ['pending', 'authorized', 'succeeded', 'failed', 'canceled', 'refunded', 'partially_refunded'] as const;
 

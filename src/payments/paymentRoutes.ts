@@ -4,10 +4,10 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
-import type { ListContext } from '../listing/fetchListPage.ts';
-import { listQuerySchema } from '../listquery/listQuerySchema.ts';
-import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { listHandler, listRouteConfig } from '../lists/index.ts';
+import type { ListContext } from '../lists/index.ts';
+import { listQuerySchema } from '../lists/index.ts';
+import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
 import { rowGuard } from '../db/rowGuard.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
@@ -15,7 +15,7 @@ import { findPayment } from './paymentQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { paymentRepresentation } from './paymentRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
-import { tenantRead } from '../listing/tenantReads.ts';
+import { tenantRead } from '../lists/index.ts';
 
 export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   // Request and reply types come from the route schemas (TypeBox), never restated.

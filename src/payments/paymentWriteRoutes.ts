@@ -5,7 +5,7 @@ import type { Db } from '../db/database.ts';
 import { notFound, validationProblem } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { idempotentPost } from '../idempotency/sendWriteResult.ts';
-import { ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { ResourceSchema } from '../lists/index.ts';
 import { paymentBodyProblems } from './paymentBodyChecks.ts';
 import { bodySchemaErrors } from '../core/schemaIssues.ts';
 import { cardFingerprint } from './cardFingerprint.ts';

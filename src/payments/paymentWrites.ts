@@ -8,10 +8,10 @@ import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
-import { recordChange } from '../counts/listChanges.ts';
+import { recordChange } from '../lists/index.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { insertEvents, type NewEvent } from '../events/outbox.ts';
-import { insertMetadataEntries } from '../counts/metadataEntries.ts';
+import { insertMetadataEntries } from '../lists/index.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;

@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
-import { countRows } from '../counts/listCounts.ts';
-import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
+import { countRows } from '../lists/index.ts';
+import { CreatedRowsTally } from './createdRowsTally.ts';
 import type { BatchOptions, BulkInserter } from './bulkInsert.ts';
 import { claimBatch } from './seedRuns.ts';
 import { createIndexes, dropSecondaryIndexes } from './secondaryIndexes.ts';

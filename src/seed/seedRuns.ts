@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { tailCountSql } from '../counts/changeTail.ts';
+import { tailCountSql } from '../lists/index.ts';
 import { dialectOf } from '../db/dialectOf.ts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import type { Database, SeedRunTable } from '../db/schema.ts';
@@ -50,7 +50,7 @@ export async function findOrStartRun(db: Kysely<Database>, args: RunArguments): 
     const id = `seedrun_${randomUUID()}`;
     const now = new Date().toISOString();
     const all = { account_id: [''], status: [''], currency: [''], card_brand: [''] };
-    // The kept count and the changes not folded yet (counts/changeTail.ts).
+    // The kept count and the changes not folded yet (lists/counters/changeTail.ts).
     const total = (list: 'accounts' | 'payments') =>
       sql`((select coalesce(sum(n), 0) from list_counts where tenant_id = ${args.tenantId} and list = ${list} and account_id = '' and status = '' and currency = '' and card_brand = '')
         + ${tailCountSql(dialectOf(trx), args.tenantId, list, all)})`;

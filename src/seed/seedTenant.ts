@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '../db/database.ts';
 import { findOrCreateTenant } from '../auth/tenantQueries.ts';
-import { countRows } from '../counts/listCounts.ts';
+import { countRows } from '../lists/index.ts';
 import { pickShard } from '../db/counterShard.ts';
-import { CreatedRowsTally } from '../counts/createdRowsTally.ts';
+import { CreatedRowsTally } from './createdRowsTally.ts';
 import { openBulkInserter } from './bulkInsert.ts';
 import { paymentsHoldAtMost } from './paymentsHoldAtMost.ts';
 import { seedInOneTransaction, type LoadPhases, type WholeLoad } from './seedInOneTransaction.ts';

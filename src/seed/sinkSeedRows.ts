@@ -1,4 +1,4 @@
-import type { CreatedRowsTally } from '../counts/createdRowsTally.ts';
+import type { CreatedRowsTally } from './createdRowsTally.ts';
 import type { RowSink } from './bulkInsert.ts';
 import type { SeedAccount } from './seedRows.ts';
 import { seedAccounts, seedPayments, type RunBasis } from './seedSequence.ts';

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { Nullable, StringEnum } from '../core/schemaTypes.ts';
 import { EVENT_TYPES } from '../events/eventTypes.ts';
-import type { ListSpec } from '../listquery/listSpec.ts';
+import type { ListSpec } from '../lists/index.ts';
 
 const EnabledEvents = Type.Array(StringEnum([...EVENT_TYPES, '*'] as const), {
   minItems: 1,

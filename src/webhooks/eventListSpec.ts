@@ -1,4 +1,4 @@
-import type { ListSpec } from '../listquery/listSpec.ts';
+import type { ListSpec } from '../lists/index.ts';
 import { EVENT_TYPES } from '../events/eventTypes.ts';
 
 export const eventListSpec = {

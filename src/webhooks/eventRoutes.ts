@@ -6,15 +6,15 @@ import { BOUNDED } from '../db/nodeSqliteDialect.ts';
 import { marked } from '../db/statementTemplates.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../listing/listHandler.ts';
-import type { ListContext } from '../listing/fetchListPage.ts';
-import { listQuerySchema } from '../listquery/listQuerySchema.ts';
+import { listHandler, listRouteConfig } from '../lists/index.ts';
+import type { ListContext } from '../lists/index.ts';
+import { listQuerySchema } from '../lists/index.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { eventRepresentation } from './eventRepresentation.ts';
-import { EnvelopeSchema, ResourceSchema } from '../pagination/envelopeSchema.ts';
+import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { eventListSpec } from './eventListSpec.ts';
 import { EventSchema } from './eventSchema.ts';
-import { tenantRead } from '../listing/tenantReads.ts';
+import { tenantRead } from '../lists/index.ts';
 
 export const EventParams = Type.Object({ event: Type.String() });
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebhookSettings } from '../config/loadConfig.ts';
 import type { Db } from '../db/database.ts';
-import type { ListContext } from '../listing/fetchListPage.ts';
+import type { ListContext } from '../lists/index.ts';
 import { purgeExpiredEvents } from '../events/purgeEvents.ts';
 import { startDeliverySender } from './deliverySender.ts';
 import { registerEndpointRoutes } from './endpointRoutes.ts';

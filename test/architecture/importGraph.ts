@@ -26,9 +26,14 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** `src/listing/keyset.ts` → `listing`; a file directly under src/ is its own folder (`config.ts`). */
+/**
+ * `src/payments/paymentWrites.ts` → `payments`; a file directly under src/ is its own folder
+ * (`config.ts`). Lists are one feature of parts, each a folder of its own: `src/lists/sql/keyset.ts`
+ * → `lists/sql`, `src/lists/index.ts` → `lists`.
+ */
 export function folderOf(file: string): string {
-  return relative(SRC, file).split('/')[0];
+  const [top, sub, ...rest] = relative(SRC, file).split('/');
+  return top === 'lists' && rest.length > 0 ? `${top}/${sub}` : top;
 }
 
 export function srcImports(): Import[] {

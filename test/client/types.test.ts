@@ -3,7 +3,7 @@ import { describe, expect, expectTypeOf, it } from 'vitest';
 import { CLIENT_TYPES, clientTypes } from '../../scripts/generate/clientTypes.ts';
 import type { AccountListParams, PaymentFilter, PaymentListParams, ProblemBody } from '../../client/src/index.ts';
 import type { CardInput } from '../../src/payments/card/checkCard.ts';
-import type { Envelope } from '../../src/pagination/envelopeSchema.ts';
+import type { Envelope } from '../../src/lists/envelope/envelopeSchema.ts';
 import type { PAYMENT_STATUSES } from '../../src/payments/paymentListSpec.ts';
 
 // Checked by `tsc` (npm test runs it first): a type that drifts from its schema or spec fails the build.

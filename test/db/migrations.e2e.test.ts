@@ -9,9 +9,9 @@ import { openDatabase, type Db } from '../../src/db/database.ts';
 import { migratorFor, migrateToLatest } from '../../src/db/migrate.ts';
 import { toPaymentResource } from '../../src/payments/paymentResource.ts';
 import { toDeliveryResource } from '../../src/events/deliveryResource.ts';
-import { rebuildBuckets } from '../../src/counts/listBuckets.ts';
-import { amountClassDeltas } from '../../src/counts/amountClassBuckets.ts';
-import { caseFold } from '../../src/listquery/caseFold.ts';
+import { rebuildBuckets } from '../../src/lists/counters/listBuckets.ts';
+import { amountClassDeltas } from '../../src/lists/counters/amountClassBuckets.ts';
+import { caseFold } from '../../src/lists/request/caseFold.ts';
 import { TEST_DIALECT, TEST_PG_URL, TEST_PG_POOLER } from '../support/testDatabase.ts';
 
 async function emptyDatabase(): Promise<{ db: Db; drop: () => Promise<void> }> {

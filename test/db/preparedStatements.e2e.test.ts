@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchListPage } from '../../src/listing/fetchListPage.ts';
-import { parseListQuery } from '../../src/listquery/parseListQuery.ts';
+import { fetchListPage } from '../../src/lists/fetchListPage.ts';
+import { parseListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
 import { MAX_PREPARED_PER_CONNECTION, PREPARED } from '../../src/db/preparedStatements.ts';

@@ -5,7 +5,7 @@ import { TEST_DIALECT } from '../support/testDatabase.ts';
 import { explainPlan } from '../../scripts/explain/explainPlan.ts';
 import { exportStatements } from '../../src/exports/exportStatements.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
-import { parseListQuery, type RawListQuery } from '../../src/listquery/parseListQuery.ts';
+import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 
 describe('an export’s statements', () => {

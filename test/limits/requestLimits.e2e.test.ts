@@ -8,7 +8,7 @@ import { seed } from '../support/seedHelpers.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { DEFAULT_LIMITS } from '../../src/config/loadConfig.ts';
 import { QUERY_LIMITS } from '../../src/http/parseQueryString.ts';
-import { MAX_FILTER_VALUES } from '../../src/listquery/listQuerySchema.ts';
+import { MAX_FILTER_VALUES } from '../../src/lists/request/listQuerySchema.ts';
 import type { Db } from '../../src/db/database.ts';
 
 function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; json(): any }, status: number) {

@@ -6,7 +6,7 @@ import { TEST_DIALECT } from '../support/testDatabase.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { buildApp } from '../../src/http/buildApp.ts';
 import type { Db } from '../../src/db/database.ts';
-import { recountTenant } from '../../src/counts/listCounts.ts';
+import { recountTenant } from '../../src/lists/counters/listCounts.ts';
 
 /**
  * The statement timeout of the app under test: a third of what the slow list takes here (the
@@ -20,7 +20,7 @@ const COPIES = 4000;
  * No counts cover a card's last digits: the total is a count(*) over the copies (all given these
  * digits), each row read for its account, which the last-four index does not carry (it carries
  * amount, status, currency and brand: migration 0027). An account filter, not `amount ≥ 0`: that
- * list is now counted in the index alone (listing/keyedFilters.ts), no longer slow.
+ * list is now counted in the index alone (lists/sql/keyedFilters.ts), no longer slow.
  */
 const slowList = (accounts: string[]) => `/v3/payments?filter[card_last4]=0000&filter[account_id]=${accounts.join(',')}`;
 /** Quick, but not bounded by construction (two statuses are filtered row by row): it is read on a reader. */

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { countRows } from '../../src/counts/listCounts.ts';
+import { countRows } from '../../src/lists/counters/listCounts.ts';
 import { openBulkInserter } from '../../src/seed/bulkInsert.ts';
 import { DeferredForeignKeys } from '../../src/seed/deferredForeignKeys.ts';
 import { tenantId } from '../support/seedChecks.ts';

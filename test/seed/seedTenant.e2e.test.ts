@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiKey } from '../../src/auth/tenantQueries.ts';
-import { caseFold } from '../../src/listquery/caseFold.ts';
+import { caseFold } from '../../src/lists/request/caseFold.ts';
 import type { Db } from '../../src/db/database.ts';
 import { seedTenant } from '../../src/seed/seedTenant.ts';
 import { card } from '../support/cards.ts';

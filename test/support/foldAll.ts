@@ -1,5 +1,5 @@
 import type { Db } from '../../src/db/database.ts';
-import { foldTenant } from '../../src/counts/foldChanges.ts';
+import { foldTenant } from '../../src/lists/counters/foldChanges.ts';
 
 /** Folds every tenant's list changes into the counts now (tests that read the counter tables themselves). */
 export async function foldAll(db: Db): Promise<number> {

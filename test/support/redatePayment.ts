@@ -1,6 +1,6 @@
 import type { Selectable, Transaction } from 'kysely';
 import type { Database, PaymentTable } from '../../src/db/schema.ts';
-import { adjustBuckets, paymentBucketDeltas } from '../../src/counts/listBuckets.ts';
+import { adjustBuckets, paymentBucketDeltas } from '../../src/lists/counters/listBuckets.ts';
 import { withPaymentResource } from '../../src/payments/paymentResource.ts';
 
 /**

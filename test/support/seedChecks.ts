@@ -1,8 +1,8 @@
 import { execFile, spawn } from 'node:child_process';
-import { foldTenant } from '../../src/counts/foldChanges.ts';
+import { foldTenant } from '../../src/lists/counters/foldChanges.ts';
 import { promisify } from 'node:util';
 import { sql } from 'kysely';
-import { recountTenant } from '../../src/counts/listCounts.ts';
+import { recountTenant } from '../../src/lists/counters/listCounts.ts';
 import type { Db } from '../../src/db/database.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 
@@ -39,7 +39,7 @@ export async function tenantId(db: Db, name: string): Promise<string> {
 /** A tenant's maintained counts, bucket counts and metadata value counts next to what rebuilding them from its rows gives (the rebuild is rolled back). */
 export async function countsVersusRebuild(db: Db, tenant: string) {
   const id = await tenantId(db, tenant);
-  // The counts as kept once the API's changes waiting are folded (counts/foldChanges.ts).
+  // The counts as kept once the API's changes waiting are folded (lists/counters/foldChanges.ts).
   await foldTenant(db, id);
   // Summed over the shards a counter's rows are spread over (PostgreSQL's writes pick one at random).
   const read = async (kysely: Db['kysely']) => {

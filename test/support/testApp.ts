@@ -4,11 +4,11 @@ import type { ResourceLimits, WebhookSettings } from '../../src/config/loadConfi
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
-import type { ListTuning } from '../../src/listing/fetchListPage.ts';
+import type { ListTuning } from '../../src/lists/fetchListPage.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { resolveTestHost } from './testHosts.ts';
 import type { ResolveHost } from '../../src/webhooks/targetSafety.ts';
-import type { FoldSettings } from '../../src/counts/countFolder.ts';
+import type { FoldSettings } from '../../src/lists/counters/countFolder.ts';
 
 export interface TestContext {
   app: FastifyInstance;

@@ -4,7 +4,7 @@ import type { Dialect } from '../schema.ts';
 /**
  * The whole initial schema as plain SQL, one text for both dialects: only the types of
  * timestamps, money and metadata differ. Every list query of the API is served by one of the
- * indexes below or of later migrations (docs/query-plans.md; test/listing/queryPlans.e2e.test.ts
+ * indexes below or of later migrations (docs/query-plans.md; test/lists/queryPlans.e2e.test.ts
  * checks it); each leads with tenant_id because every query is scoped to one tenant, and ends
  * with id because id is every order's final tie-breaker.
  */

@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../schema.ts';
 
 /**
- * Counts per bucket of a sort key (src/counts/sortBuckets.ts), per slice of the payments list,
+ * Counts per bucket of a sort key (src/lists/counters/sortBuckets.ts), per slice of the payments list,
  * kept in step by every write in its own transaction: a page at any depth is found by summing
  * them, exact at request time (docs/performance.md). Filled from the rows already there by
  * 0007_bucket_levels, which rebuilds them with the levels in use since (this migration once

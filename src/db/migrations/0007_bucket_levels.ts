@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../schema.ts';
 
 /*
- * Bucket counts with levels of a few children each (src/counts/sortBuckets.ts): created_at by
+ * Bucket counts with levels of a few children each (src/lists/counters/sortBuckets.ts): created_at by
  * 16 days, days, hours and 5 minutes (one account: 16 days and days), amount by its 1 to 4
  * leading digits (one account: 1 and 2). Rebuilt whole from the rows: what 0006 kept (days and
  * hours) no longer matches. The bucket arithmetic is written out here as it stood when this

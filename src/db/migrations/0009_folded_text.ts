@@ -3,7 +3,7 @@ import type { Dialect } from '../schema.ts';
 
 /*
  * Accounts keep their name and email case-folded (`name_folded`, `email_folded`) so that the
- * case-insensitive filters give the same answers on both databases (src/listquery/caseFold.ts):
+ * case-insensitive filters give the same answers on both databases (src/lists/request/caseFold.ts):
  * SQLite folded ASCII only, so `filter[name]=straße` could not find "ÜNÏCÖDÉ STRASSE" there
  * while PostgreSQL did. `filter[email]` becomes an equality on the folded column, served by an
  * index that also yields the rows in list order; the index on `lower(email)` goes.

@@ -4,7 +4,7 @@ import type { Dialect } from '../schema.ts';
 /*
  * Metadata search (`filter[metadata][key]=value`, issue 31): every key/value pair of an account's
  * or payment's metadata is also a row of `account_metadata` / `payment_metadata`, written in the
- * transaction of every write that sets metadata (src/counts/metadataEntries.ts). The primary key
+ * transaction of every write that sets metadata (src/lists/counters/metadataEntries.ts). The primary key
  * (tenant_id, key, value, record_id) finds a tenant's records with a value of a key in the index
  * alone, on both databases, with one SQL text for both. (A GIN index on PostgreSQL's jsonb
  * would serve `metadata @> …` there, but it cannot lead with the tenant without btree_gin, so a

@@ -4,7 +4,7 @@ import { amountBucket, timeBucket } from './0007_bucket_levels.ts';
 
 /*
  * Counts by every combination of the lists' low-cardinality equality filters, not only account
- * and status (src/counts/countedSlices.ts): list_counts and list_buckets get a column for each
+ * and status (src/lists/counters/countedSlices.ts): list_counts and list_buckets get a column for each
  * new dimension (currency, card_brand; '' = all) in their keys, and are rebuilt whole from the
  * rows, shard 0. Payments are counted by every subset of account, status, currency and card
  * brand; accounts by every subset of status and currency; events by type (kept in `status`).

@@ -6,7 +6,7 @@ import type { Dialect } from '../schema.ts';
  * each value of each metadata key, so that the total of a search of one key is a few rows read
  * (the sum over its values and shards), not its entries counted (66k index entries for
  * `channel=web` at 1M payments, 668k at 10M), and the plan choice of every metadata search reads
- * the same sums (src/counts/metadataValueCounts.ts). Kept exact by every write of the entry
+ * the same sums (src/lists/counters/metadataValueCounts.ts). Kept exact by every write of the entry
  * tables, in the same transaction; sharded as list_counts is (migration 0008): a write adds to
  * the rows of its shard, readers sum them, so concurrent creates carrying the same value do not
  * queue on one row. Existing entries are counted in here, as shard 0.

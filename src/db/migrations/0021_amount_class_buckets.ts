@@ -2,7 +2,7 @@ import { sql, type Kysely } from 'kysely';
 import type { Dialect } from '../schema.ts';
 
 /*
- * Counts in two dimensions (issue 31 item 2, src/counts/amountClassBuckets.ts): the payments'
+ * Counts in two dimensions (issue 31 item 2, src/lists/counters/amountClassBuckets.ts): the payments'
  * created_at buckets per amount class (its number of digits, 0 for a negative amount), for the
  * whole list and per currency, on the created_at tenant levels down to the hour (16 days, day, hour),
  * as list_buckets rows with the sort key `created_at.aNN`. No new table or column: they are

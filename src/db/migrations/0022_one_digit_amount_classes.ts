@@ -3,7 +3,7 @@ import type { Dialect } from '../schema.ts';
 
 /*
  * Finer amount classes for the counts in two dimensions (issue 31 item 2,
- * src/counts/amountClassBuckets.ts): 0021 counted an amount's number of digits; a class is now
+ * src/lists/counters/amountClassBuckets.ts): 0021 counted an amount's number of digits; a class is now
  * one significant digit wide with the round values as classes of their own ({R} and
  * (R, (L+1)·10^(d-1)) for R = L·10^(d-1)), {0}, one class for every negative amount, and a class
  * per number of digits past 11 digits. They are counted beside 0021's (which a range of powers

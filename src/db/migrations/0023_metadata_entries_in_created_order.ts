@@ -8,7 +8,7 @@ import type { Dialect } from '../schema.ts';
  * in the list's default order (created_at, then id; either direction). A search of one key with
  * one value in created_at order over the whole list reads its page from that key alone: the
  * OFFSET skipped over narrow index entries, then only the page's records read by id
- * (src/listing/entryOrderPage.ts), where a deep page read and sorted every matching record.
+ * (src/lists/sql/entryOrderPage.ts), where a deep page read and sorted every matching record.
  *
  * Both tables are rebuilt (a primary key cannot change in place on SQLite, and on PostgreSQL
  * the new key is a new index all the same), created_at copied from the records, in key order.

@@ -5,14 +5,14 @@ import type { Dialect } from '../schema.ts';
  * Metadata search × status (issue 31 item 4): metadata_value_counts (migration 0020) counts each
  * value of each key per record status too, so that the total of `filter[metadata][k]=…` with
  * `filter[status]=…` (any of each) is a sum of a few maintained rows, and the plan of its page is
- * chosen by its exact number of matches (src/listing/metadataPlans.ts), where both were counted
+ * chosen by its exact number of matches (src/lists/plan/metadataPlans.ts), where both were counted
  * row by row (the entries joined with the records: 10 s at 10M payments on PostgreSQL).
  *
  * A column of the same table, not a sibling table: a create adds the rows it added before (one
  * per entry, now in its status), so creates cost what they did; one place holds the counts,
  * so a value's total and its per-status counts cannot disagree; a value's total reads its
  * statuses' rows (at most seven per shard). A status change moves its record's entries from one
- * status's rows to the other's, in its transaction (src/counts/metadataValueCounts.ts).
+ * status's rows to the other's, in its transaction (src/lists/counters/metadataValueCounts.ts).
  *
  * The table is rebuilt (a primary key cannot change in place on SQLite), the counts taken again
  * from the entries joined with their records, grouped by status, as shard 0 (as 0020 did).

@@ -3,7 +3,7 @@ import type { Dialect } from '../schema.ts';
 
 /*
  * Two-significant-digit amount classes for the counts in two dimensions (issue 31 item 2,
- * src/counts/amountClassBuckets.ts): for an amount of 2 to 11 digits whose two lead digits are
+ * src/lists/counters/amountClassBuckets.ts): for an amount of 2 to 11 digits whose two lead digits are
  * LM, with R = LM·10^(d-2), the class {R} when the amount is R and (R, R + 10^(d-2)) otherwise,
  * under the sort key `created_at.aDDLMF` (DD digits, F 0 for the round value, 1 above it). Beside
  * 0021's and 0022's classes, and unlike them counted on the coarse created_at levels only (16

@@ -5,7 +5,7 @@ import type { Dialect } from '../schema.ts';
  * The payments' `amount` indexes of the bucketed slices carry `created_at` as well, as 0019 made
  * the `created_at` indexes carry `amount`: a list sorted by `created_at` and narrowed to a few
  * rows by an amount range (`filter[amount][lte]=100`) is read from the range's index and sorted
- * there, no table row read for the sort but the page's (listing/rangePlans.ts); a list sorted by
+ * there, no table row read for the sort but the page's (lists/plan/rangePlans.ts); a list sorted by
  * `amount` and narrowed by a `created_at` range tests each entry's date in the index. The order
  * the indexes give is unchanged: PostgreSQL keeps `created_at` as an included column, SQLite
  * (which has no INCLUDE) after `id`, which is unique, so it never orders two entries.

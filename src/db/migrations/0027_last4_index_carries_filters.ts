@@ -4,7 +4,7 @@ import type { Dialect } from '../schema.ts';
 /*
  * The index of a card's last four digits carries the columns a list narrowed by them is also
  * filtered and sorted by: `amount`, `status`, `currency` and `card_brand`. A card's payments are few against the
- * list (listing/keyedFilters.ts reads them from this index when its counts say so), but each one's
+ * list (lists/sql/keyedFilters.ts reads them from this index when its counts say so), but each one's
  * row was read to test its status or to sort it by amount: at 1M payments `card_last4=1097`
  * (2,232 rows) sorted by amount, or three cards × `succeeded` (4,298 of 6,200), took 10–20 ms on
  * SQLite against 1 ms for an unfiltered page. With the columns in the index both are counted and

@@ -8,7 +8,7 @@ import { last4IndexShape } from './0027_last4_index_carries_filters.ts';
  * created_at and by amount) carry the other two as included columns, so a list that two of them
  * narrow (`card_brand=visa & status=failed`, `status=succeeded & currency=EUR`), which no
  * maintained count covers, is counted in one index alone: the index of the value the plan picks
- * (listing/valuePlans.ts) bounds the range, the other value is tested on each entry there, no
+ * (lists/plan/valuePlans.ts) bounds the range, the other value is tested on each entry there, no
  * table row read. Measured at 1M payments: `visa × failed × amount ≥ 1000` counted along
  * `payments_tenant_status_amount`, 62,725 entries each row read for its brand, 0.3–0.4 s; in the
  * index alone 29 ms. A deep page's ids are skipped in the same index alone too (deferred join).

@@ -7,7 +7,7 @@ import { rebuilt } from './0028_dimension_indexes_carry_dimensions.ts';
  * (0028 did the like on PostgreSQL, as included columns). A list narrowed by one status and
  * currencies or card brands (or one currency and card brands), with a range no bucket counts cover
  * (`filter[status]=succeeded&filter[currency]=EUR&filter[created_at][gte]=…`), is counted and
- * walked in that one index, the others tested in its entries (listing/leadDimension.ts writes them
+ * walked in that one index, the others tested in its entries (lists/plan/leadDimension.ts writes them
  * unindexed). Before, each entry's row was read to test them: at 1M payments that count read 700k
  * rows, 2.7 s cold, against 0.1 s for the same entries alone. The carried columns never change for
  * a payment (its currency and card are set at create), so no write rewrites these entries that

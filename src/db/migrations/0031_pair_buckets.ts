@@ -4,7 +4,7 @@ import { amountBucket, timeBucket } from './0007_bucket_levels.ts';
 
 /*
  * Bucket counts for the pairs of status, currency and card brand (issue 31 item 1,
- * src/counts/countedSlices.ts BUCKETED_SLICES): a list narrowed by two of them beside a created_at
+ * src/lists/counters/countedSlices.ts BUCKETED_SLICES): a list narrowed by two of them beside a created_at
  * or amount range is totalled and placed from these, as a single dimension's is. The coarse
  * levels of both bucketed columns, as one account's slices keep (created_at by 16 days and day;
  * amount by its 1 and 2 leading digits: the fine ones cost a create twice the rows and 3.1M more

@@ -1,0 +1,92 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Db } from '../../db/database.ts';
+import { foldTenantChanges, hasChanges, measureFoldLag } from './foldChanges.ts';
+
+export interface FoldSettings {
+  /** How soon after a write commits its tenant's changes are folded (COUNT_FOLD_MS). */
+  intervalMs: number;
+  /** Changes folded per transaction. */
+  batch: number;
+  /** How often every tenant is checked for changes another instance recorded or left behind. */
+  sweepMs: number;
+  /** A warning names the lag when the oldest change waiting is older than this. */
+  warnAfterMs: number;
+}
+
+export const DEFAULT_FOLD_SETTINGS: FoldSettings = { intervalMs: 100, batch: 500, sweepMs: 10_000, warnAfterMs: 30_000 };
+
+/**
+ * Folds list changes into the counts off the request path: the tenants this process wrote to,
+ * intervalMs after their writes (many writes, one fold), and every tenant on a sweep (writes of
+ * instances that stopped). Any number of processes may run one: a change is folded once
+ * (foldTenantChanges). Reads are exact either way; the fold keeps the changes they add up few.
+ */
+export function startCountFolder(db: Db, log: FastifyBaseLogger, settings: FoldSettings = DEFAULT_FOLD_SETTINGS) {
+  const dirty = new Set<string>();
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let stopped = false;
+
+  const foldAll = async (tenants: Iterable<string>) => {
+    for (const tenantId of tenants) {
+      try {
+        while ((await foldTenantChanges(db, tenantId, settings.batch)) === settings.batch && !stopped);
+      } catch (err) {
+        // Left for the next fold: the changes are still there and every read still adds them.
+        log.warn({ err, tenantId }, 'folding list changes failed; will retry');
+        dirty.add(tenantId);
+      }
+    }
+  };
+  const run = (work: () => Promise<void>) => {
+    running = (running ?? Promise.resolve())
+      .then(work)
+      .catch((err) => log.warn({ err }, 'folding list changes failed; will retry'))
+      .finally(() => {
+        if (dirty.size > 0) schedule();
+      });
+  };
+  const schedule = () => {
+    if (stopped || timer) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      run(async () => {
+        const tenants = [...dirty];
+        dirty.clear();
+        await foldAll(tenants);
+      });
+    }, settings.intervalMs);
+    timer.unref();
+  };
+  const unlisten = db.listChanges.listen((tenants) => {
+    for (const t of tenants) dirty.add(t);
+    schedule();
+  });
+  const sweep = setInterval(
+    () =>
+      run(async () => {
+        // Only the tenants with changes waiting: a fold is a write transaction (SQLite's one writer).
+        const tenants = await db.kysely.selectFrom('tenants').select('id').execute();
+        const waiting: string[] = [];
+        for (const { id } of tenants) if (await hasChanges(db, id)) waiting.push(id);
+        await foldAll(waiting);
+        const lag = await measureFoldLag(db);
+        if (lag.seconds * 1000 > settings.warnAfterMs)
+          log.warn(
+            { changes: lag.changes, seconds: Math.round(lag.seconds) },
+            `list counts are folded ${Math.round(lag.seconds)} s behind (${lag.changes} changes waiting)`,
+          );
+      }),
+    settings.sweepMs,
+  );
+  sweep.unref();
+  return {
+    async stop() {
+      stopped = true;
+      unlisten();
+      clearInterval(sweep);
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

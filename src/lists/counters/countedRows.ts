@@ -1,0 +1,68 @@
+import { sql, type RawBuilder } from 'kysely';
+import type { Write } from '../../db/writeTransaction.ts';
+import { adjustCounts, countRows, type CountDelta } from './listCounts.ts';
+import { adjustBuckets, bucketRows, type BucketDelta } from './listBuckets.ts';
+import { adjustValueCounts, valueCountRows, valueCountUpsert, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
+
+/** A write's metadata entries added and removed, for metadata_value_counts. */
+export interface ValueCountWrite {
+  list: MetadataList;
+  deltas: ValueCountDelta[];
+}
+
+/**
+ * Adds a write's count, bucket and metadata value count deltas to the rows of its shard, in one
+ * statement on PostgreSQL. These rows are the ones every writer of a tenant locks (the whole list's slice,
+ * the current time bucket), and a row lock is held from the statement to the commit: so a write
+ * calls this once, as its last statement before the commit, and holds them for that one round
+ * trip and the commit only (docs/performance.md, "How a create is written").
+ *
+ * PostgreSQL: each upsert (list_counts, list_buckets, metadata_value_counts, those with rows) runs
+ * in a data-modifying CTE that the next one waits for (it reads the CTE's row count), so every
+ * writer locks count rows before bucket rows before value count rows, each in the global order
+ * of mergeDeltas: two writers cannot deadlock. The rows go in as one
+ * array per column (unnest), so the statement's text is the same for any number of rows and is
+ * prepared once. SQLite: the upserts of listCounts.ts, listBuckets.ts and metadataValueCounts.ts
+ * (a statement there is a function call, not a round trip).
+ */
+export async function writeCountedRows(write: Write, tenantId: string, counts: CountDelta[], buckets: BucketDelta[], values?: ValueCountWrite): Promise<void> {
+  const { trx, shard } = write;
+  if (write.dialect === 'sqlite') {
+    await adjustCounts(trx, tenantId, counts, shard);
+    await adjustBuckets(trx, tenantId, buckets, shard);
+    if (values) await adjustValueCounts(write, tenantId, values.list, values.deltas);
+    return;
+  }
+  const c = countRows(tenantId, counts, shard);
+  const b = bucketRows(tenantId, buckets, shard);
+  const column = <R, K extends keyof R>(rows: R[], key: K) => rows.map((r) => r[key]);
+  const v = values ? valueCountRows(tenantId, values.list, values.deltas, shard) : [];
+  const countUpsert = (after: RawBuilder<unknown>) => sql`insert into list_counts (tenant_id, list, account_id, status, currency, card_brand, shard, n)
+    select ${tenantId}, * from unnest(${column(c, 'list')}::text[], ${column(c, 'account_id')}::text[], ${column(c, 'status')}::text[],
+      ${column(c, 'currency')}::text[], ${column(c, 'card_brand')}::text[], ${column(c, 'shard')}::smallint[], ${column(c, 'n')}::bigint[])
+    where ${after}
+    on conflict (tenant_id, list, account_id, status, currency, card_brand, shard) do update set n = list_counts.n + excluded.n`;
+  const bucketUpsert = (
+    after: RawBuilder<unknown>,
+  ) => sql`insert into list_buckets (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard, n)
+    select ${tenantId}, * from unnest(${column(b, 'list')}::text[], ${column(b, 'sort_key')}::text[], ${column(b, 'level')}::int[],
+      ${column(b, 'account_id')}::text[], ${column(b, 'status')}::text[], ${column(b, 'currency')}::text[], ${column(b, 'card_brand')}::text[],
+      ${column(b, 'bucket')}::bigint[], ${column(b, 'shard')}::smallint[], ${column(b, 'n')}::bigint[])
+    where ${after}
+    on conflict (tenant_id, list, sort_key, level, account_id, status, currency, card_brand, bucket, shard) do update set n = list_buckets.n + excluded.n`;
+  const upserts = [
+    ...(c.length > 0 ? [countUpsert] : []),
+    ...(b.length > 0 ? [bucketUpsert] : []),
+    ...(values && v.length > 0 ? [(after: RawBuilder<unknown>) => valueCountUpsert(tenantId, values.list, v, after)] : []),
+  ];
+  if (upserts.length > 0) await chained(upserts).execute(trx);
+}
+
+/** One statement running the upserts in order: each but the last a data-modifying CTE that the next waits for. */
+function chained(upserts: Array<(after: RawBuilder<unknown>) => RawBuilder<unknown>>): RawBuilder<unknown> {
+  const waits = (i: number) => (i === 0 ? sql`true` : sql`(select count(*) from ${sql.raw(`u${i - 1}`)}) >= 0`);
+  const last = upserts.length - 1;
+  if (last === 0) return upserts[0](sql`true`);
+  const ctes = upserts.slice(0, last).map((upsert, i) => sql`${sql.raw(`u${i}`)} as (${upsert(waits(i))} returning 1)`);
+  return sql`with ${sql.join(ctes)} ${upserts[last](waits(last))}`;
+}
