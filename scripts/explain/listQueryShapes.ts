@@ -7,7 +7,6 @@ import {
   afterBoundarySelect,
   countSelect,
   deferredJoinPageSelect,
-  DEFERRED_JOIN_FROM,
   hopSelect,
   offsetPageSelect,
   reversed,
@@ -17,13 +16,15 @@ import {
 } from '../../src/lists/sql/listPageQueries.ts';
 import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/lists/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
-import { totalOrder } from '../../src/lists/sql/keyset.ts';
 import { withRangesWritten, withSortUnindexed } from '../../src/lists/plan/rangePlans.ts';
 import { withMetadataProbed } from '../../src/lists/plan/metadataPlans.ts';
-import { keyedConditionOf, withKeyedWriting } from '../../src/lists/sql/keyedFilters.ts';
-import { readsInEntryOrder } from '../../src/lists/sql/entryOrderPage.ts';
 import { metadataShareSelect, metadataTotalSelect } from '../../src/lists/sql/metadataPlanStatement.ts';
 import type { Compilable } from 'kysely';
+import { readsInEntryOrder } from '../../src/lists/plan/entryOrderPlans.ts';
+import { totalOrder } from '../../src/lists/plan/totalOrder.ts';
+import { DEFERRED_JOIN_FROM } from '../../src/lists/plan/listTuning.ts';
+import { withKeyedWriting } from '../../src/lists/plan/keyedPlans.ts';
+import { keyedConditionOf } from '../../src/lists/plan/keyedPlans.ts';
 
 /**
  * The list queries the API sends, one per filter and sort it offers. `ordered`: an index

@@ -9,8 +9,8 @@ import { streamRowTexts } from '../db/streamRowTexts.ts';
 import { guardedStatement, type StatementGuard } from '../db/guardedStatement.ts';
 import type { PageParams } from './request/pageParams.ts';
 import { skipFromNearerEnd } from './plan/skipFromNearerEnd.ts';
-import { boundaryOf, totalOrder, type Boundary } from './sql/keyset.ts';
-import { bucketDescent, withClause, type BucketSearch, type SliverRows } from './sql/findInBuckets.ts';
+import { boundaryOf, type Boundary } from './sql/keyset.ts';
+import { bucketDescent, withClause, type SliverRows } from './sql/findInBuckets.ts';
 import { marked, StatementTemplates, type SlotMaker } from '../db/statementTemplates.ts';
 import type { BucketSegment } from './counters/rangeBuckets.ts';
 import {
@@ -24,15 +24,12 @@ import {
   signedRowsPerBucketSelect,
   withoutRanges,
   deferredJoinPageSelect,
-  DEFERRED_JOIN_FROM,
   hopSelect,
   offsetPageSelect,
   sortedIdsPageSelect,
   reversed,
-  SKIP_HOP,
   type ListScope,
   type ListTable,
-  type PageStrategy,
 } from './sql/listPageQueries.ts';
 import { bucketSliceKind, countedSlice, narrowedDimensions, type ListSlice } from './plan/listSlice.ts';
 import { amountClassPlanOfQuery, type AmountSliver } from './plan/amountClassRanges.ts';
@@ -53,15 +50,33 @@ import {
 import { rangePlanPageStatement } from './sql/rangePlanStatement.ts';
 import { hasLiteral, picksIndexByValues, withValuesLiteral } from './plan/valuePlans.ts';
 import { probeIsCheaper, searchesMetadata, totalIsValueCount, withMetadataLead, withMetadataProbed } from './plan/metadataPlans.ts';
-import { metadataCountOf, metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect, type MetadataCount } from './sql/metadataPlanStatement.ts';
-import { entriesBehind, readsMovingColumns, withEntriesBehind } from './sql/entriesCurrent.ts';
-import { entryLeadCountsSelect, entryOrderLead, entryOrderLeads, entryOrderPageStatement, readsInEntryOrder } from './sql/entryOrderPage.ts';
+import { metadataPlanPageStatement, metadataShareSelect, metadataTotalSelect } from './sql/metadataPlanStatement.ts';
+import { entriesBehind } from './sql/entriesCurrent.ts';
+import { entryLeadCountsSelect, entryOrderPageStatement } from './sql/entryOrderPage.ts';
 import type { ListQuery } from './request/parseListQuery.ts';
-import { keyedConditionOf, keyedCounts, keyedPlanOf, withKeyedWriting } from './sql/keyedFilters.ts';
+import { keyedCounts } from './sql/keyedFilters.ts';
 import { withLeadDimension } from './plan/leadDimension.ts';
-import { amountOrderPage, amountOrderPlaceable, type ClassPlacement } from './sql/amountOrderPage.ts';
+import { amountOrderPage } from './sql/amountOrderPage.ts';
+import { metadataCountOf } from './plan/metadataPlans.ts';
+import { readsInEntryOrder } from './plan/entryOrderPlans.ts';
+import { totalOrder } from './plan/totalOrder.ts';
+import { entryOrderLead } from './plan/entryOrderPlans.ts';
+import { DEFERRED_JOIN_FROM } from './plan/listTuning.ts';
+import { amountOrderPlaceable } from './plan/amountOrderClasses.ts';
+import { SKIP_HOP } from './plan/listTuning.ts';
+import type { MetadataCount } from './plan/metadataPlans.ts';
+import { keyedConditionOf } from './plan/keyedPlans.ts';
+import { withKeyedWriting } from './plan/keyedPlans.ts';
+import type { BucketSearch } from './plan/bucketSearch.ts';
+import { entryOrderLeads } from './plan/entryOrderPlans.ts';
+import { keyedPlanOf } from './plan/keyedPlans.ts';
+import { readsMovingColumns } from './plan/movingColumns.ts';
+import { withEntriesBehind } from './plan/movingColumns.ts';
+import type { ClassPlacement } from './plan/amountOrderClasses.ts';
+import type { PageStrategy } from './plan/listTuning.ts';
 
-export type { ListScope, ListTable, PageStrategy } from './sql/listPageQueries.ts';
+export type { ListScope, ListTable } from './sql/listPageQueries.ts';
+export type { PageStrategy } from './plan/listTuning.ts';
 
 /** Where plain OFFSET stops and the deep ways start; the defaults are what the benchmark chose. */
 export interface ListTuning {

@@ -32,6 +32,7 @@ export type { ListSpec } from './request/listSpec.ts';
 export { readListQuery, type ListQuery, type RawListQuery } from './request/parseListQuery.ts';
 export { listSchemaFieldErrors } from './request/readListRequest.ts';
 export { applyConditions, applyOrder } from './sql/applyListQuery.ts';
-export { keyedConditionOf, keyedCounts, keyedPlanOf } from './sql/keyedFilters.ts';
+export { keyedConditionOf, keyedPlanOf } from './plan/keyedPlans.ts';
+export { keyedCounts } from './sql/keyedFilters.ts';
 export { sortedIdsListSelect, wholeListSelect } from './sql/listPageQueries.ts';
 export { tenantRead } from './tenantReads.ts';

@@ -1,5 +1,10 @@
 import { AMOUNT_CLASS_LEVELS, CLASSES_IN_AMOUNT_ORDER, TWO_DIGIT_CLASS_LEVELS } from '../counters/amountClassBuckets.ts';
 import { bucketSegments, coveredRange, type BucketSegment, type CoveredRange, type RangeBound } from '../counters/rangeBuckets.ts';
+import type { RangedTotal } from './rangedTotal.ts';
+import type { ListTable } from '../request/listScope.ts';
+import type { ListScope } from '../request/listScope.ts';
+import { narrowedDimensions } from './listSlice.ts';
+import type { ListQuery } from '../request/parseListQuery.ts';
 
 /**
  * A `created_at` range in amount order ("last month's payments, largest first", issue 31): where
@@ -127,4 +132,19 @@ export function classReadsCost(coverage: ClassCoverage): number {
  */
 export function walkedEntries(skip: number, perPage: number, sliceRows: number, rangeRows: number): number {
   return rangeRows <= 0 ? Number.POSITIVE_INFINITY : ((skip + perPage) * sliceRows) / rangeRows;
+}
+
+/** Whether a page of amount order is placed by the amount classes: by cost (default), or always or never (tests). */
+export type ClassPlacement = 'cost' | 'always' | 'never';
+
+/**
+ * Whether a ranged list is a `created_at` range in amount order that the amount-class counts can
+ * place (amountOrderClasses.ts): the whole list or one currency (the slices the classes are kept
+ * for), sorted by `amount` alone, either direction.
+ */
+export function amountOrderPlaceable(table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal | undefined): boolean {
+  if (table !== 'payments' || !ranged || ranged.column !== 'created_at' || ranged.kind !== 'tenant' || scope.accountId !== undefined) return false;
+  if (query.sort.length !== 1 || query.sort[0].column !== 'amount') return false;
+  const narrowed = narrowedDimensions(ranged.slice);
+  return narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1);
 }

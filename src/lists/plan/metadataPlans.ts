@@ -102,3 +102,20 @@ export function probeIsCheaper(counts: { size: number; entries: number; matches:
   const { size, entries, matches } = counts;
   return matches > 0 && (skip + perPage) * size * keys <= DRIVEN_ENTRY_IN_ROWS * entries * matches;
 }
+
+/**
+ * Which way a metadata search's total is counted (metadataCountOf): the maintained value counts
+ * (`entries`: of its statuses when it filters some), the list without its search with each row
+ * probed, or from the entries of the searched key number `lead`.
+ */
+export type MetadataCount = 'entries' | 'probe' | { lead: number };
+
+/**
+ * How the total is counted, from the counts (metadataShareSelect): the value counts when the
+ * search of one key is the list's only condition but a status filter (totalIsValueCount); else along the list without its
+ * search when list_counts says it holds no more rows than the fewest entries, else from those.
+ */
+export function metadataCountOf(scope: ListScope, query: ListQuery, counts: { entries: number; lead: number; slice: number | null }): MetadataCount {
+  if (totalIsValueCount(scope, query)) return 'entries';
+  return counts.slice !== null && counts.slice <= counts.entries ? 'probe' : { lead: counts.lead };
+}

@@ -6,7 +6,7 @@ import { dialectOf } from '../../db/dialectOf.ts';
 import type { BucketSegment, CoveredRange } from '../counters/rangeBuckets.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 import { boundedOn, countedTotalSelect, countSelect, pageFromRowSelect, type BucketStart, type ListScope, type ListTable } from './listPageQueries.ts';
-import { narrowedDimensions, type ListSlice } from '../plan/listSlice.ts';
+import type { ListSlice } from '../plan/listSlice.ts';
 import type { RangedTotal } from '../plan/rangedTotal.ts';
 import { withRangesWritten } from '../plan/rangePlans.ts';
 import {
@@ -21,21 +21,7 @@ import {
   type ClassCoverage,
   type PlacedClass,
 } from '../plan/amountOrderClasses.ts';
-
-/** Whether a page of amount order is placed by the amount classes: by cost (default), or always or never (tests). */
-export type ClassPlacement = 'cost' | 'always' | 'never';
-
-/**
- * Whether a ranged list is a `created_at` range in amount order that the amount-class counts can
- * place (amountOrderClasses.ts): the whole list or one currency (the slices the classes are kept
- * for), sorted by `amount` alone, either direction.
- */
-export function amountOrderPlaceable(table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal | undefined): boolean {
-  if (table !== 'payments' || !ranged || ranged.column !== 'created_at' || ranged.kind !== 'tenant' || scope.accountId !== undefined) return false;
-  if (query.sort.length !== 1 || query.sort[0].column !== 'amount') return false;
-  const narrowed = narrowedDimensions(ranged.slice);
-  return narrowed.length === 0 || (narrowed.length === 1 && narrowed[0] === 'currency' && ranged.slice.currency.length === 1);
-}
+import type { ClassPlacement } from '../plan/amountOrderClasses.ts';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 

@@ -2,74 +2,16 @@ import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { BOUNDED } from '../../db/nodeSqliteDialect.ts';
 import { marked } from '../../db/statementTemplates.ts';
-import type { Condition, ListQuery } from '../request/parseListQuery.ts';
-import { skipFromNearerEnd } from '../plan/skipFromNearerEnd.ts';
+import type { ListQuery } from '../request/parseListQuery.ts';
 import { applyConditions } from './applyListQuery.ts';
 import { countedTotalSelect, rangeShareSelect } from './listPageQueries.ts';
 import { rangedTotalOf, type RangedTotal } from '../plan/rangedTotal.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
 import { countedSlice } from '../plan/listSlice.ts';
-import { sqliteSortCost } from '../plan/rangePlans.ts';
-
-/**
- * SQLite: the filters on a column whose values are many, each with an index of its own led by it
- * (`tenant_id, column, created_at, id`): a card's last four digits, a merchant's reference, an
- * account's email. SQLite keeps no statistics, so it cannot tell that such a filter holds few
- * rows: at 1M payments it counted `card_last4=…,…,…&status=succeeded` (4,298 rows) along the
- * status index, every succeeded payment's row read to test its last four (0.5 s), and read
- * `card_last4=…&sort=-amount` (2,232 rows) by walking the amount index, each row read (0.1 s for
- * page 1, 0.4–1.3 s for a page at 90 %). PostgreSQL, which keeps statistics, chooses well alone.
- *
- * The counts choose instead, as they do for ranges (rangePlans.ts): the keyed filter's rows,
- * counted in its index alone up to the size of the list without it (a counted slice: the list's
- * other filters, any-of on counted dimensions, or none), against that size. When the keyed
- * filter holds fewer rows, its index drives the total (the other filters written unindexed,
- * `+status`), and the page either walks the sort's index (the keyed filter written unindexed)
- * or reads the keyed filter's rows and sorts their ids (`sorted-ids`), whichever reads fewer rows.
- * Either way the same rows come, in the same order.
- */
-const KEYED_COLUMNS: Partial<Record<ListTable, readonly string[]>> = {
-  payments: ['card_last4', 'reference'],
-  accounts: ['email_folded'],
-};
-
-type KeyedCondition = Extract<Condition, { match: 'in' | 'equals' }>;
-
-/**
- * The list's first keyed filter, when the list is the tenant's whole list narrowed by it, counted
- * dimensions and at most a range of a bucketed column: what the list holds without the keyed filter
- * is then known from maintained counts (keyedCounts).
- */
-export function keyedConditionOf(table: ListTable, scope: ListScope, query: ListQuery): KeyedCondition | undefined {
-  if (scope.accountId !== undefined || scope.endpointId !== undefined) return undefined;
-  const keyed = query.conditions.find(
-    (c): c is KeyedCondition => (c.match === 'in' || c.match === 'equals') && (KEYED_COLUMNS[table] ?? []).includes(c.column),
-  );
-  if (!keyed) return undefined;
-  const others = withoutCondition(query, keyed);
-  return countedSlice(table, scope, others) || rangedTotalOf(table, scope, others) ? keyed : undefined;
-}
-
-const withoutCondition = (query: ListQuery, dropped: Condition): ListQuery => ({ ...query, conditions: query.conditions.filter((c) => c !== dropped) });
-
-/**
- * What the choice goes by: the keyed filter's rows, counted no further than KEYED_COUNT_CAP + 1;
- * the list's size without it (its counted slice, or under a range the slice's rows in the buckets
- * wholly inside the range, a lower bound); the tenant's whole list.
- */
-export interface KeyedCounts {
-  keyed: number;
-  size: number;
-  whole: number;
-}
-
-/**
- * How far the keyed filter's rows are counted for the choice: entries of its index alone (0.1 µs
- * each), so the counts are read inline, as bounded as a counted slice's. A filter holding more is
- * taken to hold this many: its sorted rows then seem cheaper than they are, which only matters
- * where a walk to the page reads more than this many rows anyway.
- */
-export const KEYED_COUNT_CAP = 20_000;
+import { withoutCondition } from '../plan/keyedPlans.ts';
+import type { KeyedCounts } from '../plan/keyedPlans.ts';
+import type { KeyedCondition } from '../plan/keyedPlans.ts';
+import { KEYED_COUNT_CAP } from '../plan/keyedPlans.ts';
 
 /** Reads the keyed counts in one statement: a few maintained counts, and the keyed filter's entries in its index alone, at most KEYED_COUNT_CAP + 1. */
 export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, keyed: KeyedCondition): Promise<KeyedCounts> {
@@ -96,58 +38,4 @@ export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope:
   ]);
   const [row] = (await db.executeQuery<KeyedCounts>(marked(BOUNDED, counts).compile())).rows;
   return { keyed: Number(row.keyed), size: Number(row.size), whole: Number(row.whole) };
-}
-
-/**
- * What a walked row costs against an entry of the keyed filter's index read and sorted: the sort's
- * index lacks the keyed column, so the walk reads each row's record to test it, while the keyed
- * index carries what the other filters and the sort need (migration 0027). Measured at 1M payments:
- * a record read by rowid ~1–2 µs against ~0.1 µs an index entry.
- */
-const WALKED_ROW_IN_ENTRIES = 10;
-
-/**
- * How a keyed list's page is read, from its counts; undefined when the other filters' index reads
- * fewer rows (the list is then read as ever). `walk`, as ListRequest's: true, the sort's index
- * walked, each row tested; false, the keyed filter's rows read and their ids sorted; undefined, the
- * keyed filter's index yields the list's order itself (one value, sorted by created_at alone).
- * The matches under other filters are estimated as if the two were independent. `fromNearerEnd`:
- * the skip is counted from the nearer end (a deep page), else from the start (a first page's OFFSET).
- */
-export function keyedPlanOf(
-  counts: KeyedCounts,
-  query: ListQuery,
-  keyed: KeyedCondition,
-  offset: number,
-  perPage: number,
-  fromNearerEnd = true,
-): { walk: boolean | undefined } | undefined {
-  const { size, whole } = counts;
-  if (counts.keyed > size || counts.keyed === 0) return counts.keyed === 0 ? { walk: false } : undefined;
-  const single = keyed.match === 'equals' || keyed.values.length === 1;
-  if (single && query.sort.length === 1 && query.sort[0].column === 'created_at') return { walk: undefined };
-  const others = query.conditions.length > 1;
-  const matches = others && whole > 0 ? Math.max(1, (counts.keyed * size) / whole) : counts.keyed;
-  // A first page's OFFSET is skipped from the start (one statement); a deeper page's from the nearer end.
-  const skip = fromNearerEnd ? skipFromNearerEnd(matches, offset, perPage) : offset;
-  return { walk: (((skip + perPage) * size) / matches) * WALKED_ROW_IN_ENTRIES <= sqliteSortCost(skip + perPage) * counts.keyed };
-}
-
-/**
- * `query` written for its keyed plan (writing only: the same rows): the walk tests the keyed filter
- * row by row (`+card_last4`), so the sort's index is the one walked; otherwise the other filters are
- * tested row by row, so the keyed filter's index is the one read, a created_at range bounding it
- * (the index's next column).
- */
-export function withKeyedWriting(query: ListQuery, keyedColumn: string, walk: boolean | undefined): ListQuery {
-  const unindexed = (c: Condition) =>
-    walk === true ? c.column === keyedColumn : c.column !== keyedColumn && !(c.match === 'range' && c.column === 'created_at');
-  return {
-    ...query,
-    conditions: query.conditions.map((c) =>
-      (c.match === 'in' || c.match === 'equals' || (c.match === 'range' && c.written === undefined)) && unindexed(c)
-        ? { ...c, written: 'unindexed' as const }
-        : c,
-    ),
-  };
 }

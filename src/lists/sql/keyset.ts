@@ -1,15 +1,10 @@
 import { sql, type RawBuilder } from 'kysely';
 import type { SortKey } from '../request/parseListQuery.ts';
 import { sortKeySql } from './applyListQuery.ts';
+import { totalOrder } from '../plan/totalOrder.ts';
 
 /** A row's place in a list: its sort-key values, then its id. */
 export type Boundary = Array<string | number>;
-
-/** The full order of a list: the requested keys, then id in the last key's direction. */
-export function totalOrder(sort: SortKey[]): SortKey[] {
-  const last = sort[sort.length - 1]?.direction ?? 'asc';
-  return [...sort, { column: 'id', direction: last }];
-}
 
 /** The values of a row under the total order: what the next hop of a skip starts after. */
 export function boundaryOf(row: Record<string, unknown>, sort: SortKey[]): Boundary {

@@ -1,7 +1,7 @@
 import { sql, type Expression, type Kysely, type QueryCreator, type SelectQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.ts';
 import { applyConditions, applyOrder } from './applyListQuery.ts';
-import { afterBoundary, totalOrder, type Boundary } from './keyset.ts';
+import { afterBoundary, type Boundary } from './keyset.ts';
 import type { ListSlice } from '../plan/listSlice.ts';
 import { DIMENSIONS, isCountedList } from '../counters/countedSlices.ts';
 import { liveBucketRows, tailCountSql } from '../counters/changeTail.ts';
@@ -9,35 +9,13 @@ import { dialectOf } from '../../db/dialectOf.ts';
 import type { RangedTotal } from '../plan/rangedTotal.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
+import { totalOrder } from '../plan/totalOrder.ts';
 
 /**
  * The SQL of a list page, kept apart from running it so that the route, the query-plan test
  * (test/lists/queryPlans.e2e.test.ts) and `npm run explain` all look at the very same queries.
  */
 export type { ListScope, ListTable } from '../request/listScope.ts';
-
-/** Below this many skipped rows OFFSET itself is cheapest; past it a page is found through bucket counts or the index alone. */
-export const DEFERRED_JOIN_FROM = 2000;
-
-/**
- * SQLite cannot interrupt one statement, and an OFFSET of 900,000 is a single ~0.1 s step that
- * holds the event loop; a deep page of a list without bucket counts skips there in hops of this
- * many index entries (a few ms each), and the driver yields between them. Smaller hops cost more
- * statements: measured at 1M rows, 10k hops took ~1.8× the single OFFSET's time, 50k ~1.4×.
- */
-export const SKIP_HOP = 50_000;
-
-/**
- * How a page is found, for tests and benchmarks (`X-Page-Strategy`): `offset`, `buckets` (bucket
- * counts, then a short skip), `deferred-join` (PostgreSQL) or `skip-hops` (SQLite) for deep pages
- * of lists without bucket counts, `sorted-ids` (SQLite: a range holding few rows, read from its
- * own index and its ids sorted there, any depth: rangePlans.ts), `entries` (a metadata search read
- * in its entries' order, any depth: lists/sql/entryOrderPage.ts), `classes` (a created_at range in
- * amount order placed in its amount class, then a short skip: lists/sql/amountOrderPage.ts),
- * `past-end` (no row read).
- * `-from-end` when the page was counted from the end of the list (the nearer end).
- */
-export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops' | 'sorted-ids' | 'classes'}${'' | '-from-end'}` | 'entries' | 'past-end';
 
 /**
  * A page's LIMIT as an expression, not a bare parameter: SQLite's planner reads a bare `?` LIMIT

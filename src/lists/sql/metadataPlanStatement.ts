@@ -3,13 +3,16 @@ import type { Database, Dialect } from '../../db/schema.ts';
 import { PREPARED } from '../../db/preparedStatements.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { Condition, ListQuery } from '../request/parseListQuery.ts';
-import { totalOrder } from './keyset.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import { countedSlice, type ListSlice } from '../plan/listSlice.ts';
 import { DRIVEN_ENTRY_IN_ROWS, searchedStatuses, totalIsValueCount, withMetadataLead, withMetadataProbed } from '../plan/metadataPlans.ts';
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counters/metadataValueCounts.ts';
 import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
-import { entryConditionsSql, LIST_OF_ENTRIES, testedInEntries } from './entryConditions.ts';
+import { entryConditionsSql } from './entryConditions.ts';
+import { LIST_OF_ENTRIES } from '../plan/testedInEntries.ts';
+import type { MetadataCount } from '../plan/metadataPlans.ts';
+import { testedInEntries } from '../plan/testedInEntries.ts';
+import { totalOrder } from '../plan/totalOrder.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 
@@ -140,13 +143,6 @@ function drivenCount(db: Kysely<Database>, table: ListTable, scope: ListScope, q
 }
 
 /**
- * Which way a metadata search's total is counted (metadataCountOf): the maintained value counts
- * (`entries`: of its statuses when it filters some), the list without its search with each row
- * probed, or from the entries of the searched key number `lead`.
- */
-export type MetadataCount = 'entries' | 'probe' | { lead: number };
-
-/**
  * The list's total counted row by row along whichever is fewer (metadataCountOf): the list
  * without its search (its own index, each row probed) or the entries (on SQLite the search as a
  * set of ids, which its planner drives from; on PostgreSQL drivenCount).
@@ -163,16 +159,6 @@ function countedSql(db: Kysely<Database>, dialect: Dialect, table: ListTable, sc
   return dialect === 'postgres'
     ? drivenCount(db, table, scope, query, by.lead)
     : sql<number>`(${countSelect(db, table, scope, withMetadataLead(query, by.lead))})`;
-}
-
-/**
- * How the total is counted, from the counts (metadataShareSelect): the value counts when the
- * search of one key is the list's only condition but a status filter (totalIsValueCount); else along the list without its
- * search when list_counts says it holds no more rows than the fewest entries, else from those.
- */
-export function metadataCountOf(scope: ListScope, query: ListQuery, counts: { entries: number; lead: number; slice: number | null }): MetadataCount {
-  if (totalIsValueCount(scope, query)) return 'entries';
-  return counts.slice !== null && counts.slice <= counts.entries ? 'probe' : { lead: counts.lead };
 }
 
 /** The list's total as `n`, counted `by` (metadataCountOf). */

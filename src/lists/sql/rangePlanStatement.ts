@@ -3,10 +3,10 @@ import type { Database } from '../../db/schema.ts';
 import { PREPARED } from '../../db/preparedStatements.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
-import { totalOrder } from './keyset.ts';
 import { offsetKeysSelect, offsetPageSelect, rangedTotalOver, rangeShareSelect, rowByIdSelect, type ListScope, type ListTable } from './listPageQueries.ts';
 import type { RangedTotal } from '../plan/rangedTotal.ts';
 import { withLowEndClosed, withRangesClosed, withRangesWritten } from '../plan/rangePlans.ts';
+import { totalOrder } from '../plan/totalOrder.ts';
 
 /**
  * rangePlans.ts' walkIsCheaper in SQL, over the counts `slice` and `covered` (numbers of the

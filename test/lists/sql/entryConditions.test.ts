@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { testedInEntries } from '../../../src/lists/sql/entryConditions.ts';
+import { testedInEntries } from '../../../src/lists/plan/testedInEntries.ts';
 
 describe('which conditions beside a metadata search its entries answer (entryConditions.ts)', () => {
   it('answers a created_at range in either list’s entries (migration 0023)', () => {

@@ -1,6 +1,7 @@
 import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler } from 'kysely';
 import { describe, expect, it } from 'vitest';
-import { afterBoundary, boundaryOf, totalOrder } from '../../../src/lists/sql/keyset.ts';
+import { afterBoundary, boundaryOf } from '../../../src/lists/sql/keyset.ts';
+import { totalOrder } from '../../../src/lists/plan/totalOrder.ts';
 
 const db = new Kysely<Record<string, never>>({
   dialect: {
