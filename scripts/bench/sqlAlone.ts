@@ -6,8 +6,8 @@ import { promisify } from 'node:util';
 import { DatabaseSync } from 'node:sqlite';
 import type { CompiledQuery } from 'kysely';
 import { openDatabase } from '../../src/db/database.ts';
-import { offsetPageQuery } from '../../src/lists/fetchListPage.ts';
 import { BENCH_TENANT, type Dataset } from './datasets.ts';
+import { offsetPageQuery } from '../../src/lists/sql/listStatements.ts';
 
 const run = promisify(execFile);
 

@@ -21,7 +21,7 @@ export async function pageQueriesOf(ds: Dataset, beforeDir: string) {
   const buildOf = async (root: string) => {
     const at = (path: string) => import(resolve(root, path));
     const [{ offsetPageQuery }, { parseQueryString }, { parseListQuery }, { paymentListSpec }] = await Promise.all([
-      at('src/lists/fetchListPage.ts'),
+      at('src/lists/runListPage.ts'),
       at('src/http/parseQueryString.ts'),
       at('src/lists/request/parseListQuery.ts'),
       at('src/payments/paymentListSpec.ts'),

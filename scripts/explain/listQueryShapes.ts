@@ -9,12 +9,10 @@ import {
   deferredJoinPageSelect,
   hopSelect,
   offsetPageSelect,
-  reversed,
   sortedIdsPageSelect,
   type ListScope,
   type ListTable,
 } from '../../src/lists/sql/listPageQueries.ts';
-import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/lists/fetchListPage.ts';
 import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { withRangesWritten, withSortUnindexed } from '../../src/lists/plan/rangePlans.ts';
 import { withMetadataProbed } from '../../src/lists/plan/metadataPlans.ts';
@@ -25,6 +23,10 @@ import { totalOrder } from '../../src/lists/plan/totalOrder.ts';
 import { DEFERRED_JOIN_FROM } from '../../src/lists/plan/listTuning.ts';
 import { withKeyedWriting } from '../../src/lists/plan/keyedPlans.ts';
 import { keyedConditionOf } from '../../src/lists/plan/keyedPlans.ts';
+import { offsetPageQuery } from '../../src/lists/sql/listStatements.ts';
+import { reversed } from '../../src/lists/plan/totalOrder.ts';
+import { bucketPageQuery } from '../../src/lists/sql/listStatements.ts';
+import { listTotalSelect } from '../../src/lists/sql/listStatements.ts';
 
 /**
  * The list queries the API sends, one per filter and sort it offers. `ordered`: an index

@@ -23,7 +23,9 @@ export { METADATA_ENTRY_TABLE, ValueCountTally, type ValueCountRow } from './cou
 export { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './counters/sortBuckets.ts';
 export { EnvelopeSchema, ResourceSchema } from './envelope/envelopeSchema.ts';
 export { decodedKey } from './envelope/pageUrl.ts';
-export { listTotalSelect, wholeListQuery, type KeyedPlan, type ListContext, type ListTuning } from './fetchListPage.ts';
+export { listTotalSelect, wholeListQuery, type KeyedPlan } from './sql/listStatements.ts';
+export type { ListContext } from './runListPage.ts';
+export type { ListTuning } from './plan/listTuning.ts';
 export { listHandler, listRouteConfig, type ListEndpoint } from './listHandler.ts';
 export { caseFold } from './request/caseFold.ts';
 export { filterAndSortSchema, listQuerySchema } from './request/listQuerySchema.ts';

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { fetchListPage } from '../../src/lists/fetchListPage.ts';
+import { fetchListPage } from '../../src/lists/runListPage.ts';
 import { parseListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { appOn, createTestApp, type TestContext } from '../support/testApp.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { card } from '../support/cards.ts';
-import { skipInHops } from '../../src/lists/fetchListPage.ts';
+import { skipInHops } from '../../src/lists/sql/pageStatements.ts';
 import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';

@@ -6,14 +6,17 @@ import { boundColumns, LIST_SHAPES, parsedQuery, shapeQueries } from '../../scri
 import { accountResourcesSelect } from '../../src/accounts/accountRepresentation.ts';
 import { PREPARED } from '../../src/db/preparedStatements.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
-import { bucketPageQuery, listTotalSelect, offsetPageQuery } from '../../src/lists/fetchListPage.ts';
-import { deferredJoinPageSelect, hopSelect, reversed } from '../../src/lists/sql/listPageQueries.ts';
+import { deferredJoinPageSelect, hopSelect } from '../../src/lists/sql/listPageQueries.ts';
 import { withRangesWritten } from '../../src/lists/plan/rangePlans.ts';
 import { totalIsValueCount } from '../../src/lists/plan/metadataPlans.ts';
 import { parseListQuery, type RawListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { readsInEntryOrder } from '../../src/lists/plan/entryOrderPlans.ts';
 import { testedInEntries } from '../../src/lists/plan/testedInEntries.ts';
+import { offsetPageQuery } from '../../src/lists/sql/listStatements.ts';
+import { listTotalSelect } from '../../src/lists/sql/listStatements.ts';
+import { bucketPageQuery } from '../../src/lists/sql/listStatements.ts';
+import { reversed } from '../../src/lists/plan/totalOrder.ts';
 
 // PostgreSQL is told to avoid seq scans and sorts wherever an index allows (the test tables are
 // tiny); a plan that still has one shows what no index can serve.

@@ -4,7 +4,7 @@ import type { ResourceLimits, WebhookSettings } from '../../src/config/loadConfi
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
-import type { ListTuning } from '../../src/lists/fetchListPage.ts';
+import type { ListTuning } from '../../src/lists/plan/listTuning.ts';
 import { createTestDatabase, type TestDatabase } from './testDatabase.ts';
 import { resolveTestHost } from './testHosts.ts';
 import type { ResolveHost } from '../../src/webhooks/targetSafety.ts';

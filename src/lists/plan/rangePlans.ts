@@ -174,3 +174,8 @@ export function withSortUnindexed(query: ListQuery): ListQuery {
 export function walkServesOrder(slice: ListSlice, query: ListQuery): boolean {
   return query.sort.length === 1 && Object.values(slice).every((values) => values.length === 1);
 }
+
+/** A ranged list's query without its range: the slice, whose rows a deep page skips from a bucket's start. */
+export function withoutRanges(query: ListQuery): ListQuery {
+  return { ...query, conditions: query.conditions.filter((c) => c.match !== 'range') };
+}

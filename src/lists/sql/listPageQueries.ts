@@ -124,11 +124,6 @@ export function signedRowsPerBucketSelect(db: Kysely<Database>, table: ListTable
     .groupBy(sql.raw(bucket));
 }
 
-/** A ranged list's query without its range: the slice, whose rows a deep page skips from a bucket's start. */
-export function withoutRanges(query: ListQuery): ListQuery {
-  return { ...query, conditions: query.conditions.filter((c) => c.match !== 'range') };
-}
-
 /**
  * How many rows of the slice come before the range in `direction` (the range's column first in
  * the sort), as `n`: ascending, the slice's rows below the covered start (its buckets there,
@@ -163,11 +158,6 @@ export function rangeShareSelect(db: Kysely<Database>, table: ListTable, scope: 
     sql<number>`(${countedTotalSelect(db, scope.tenantId, table, ranged.slice)})`.as('slice'),
     sql<number>`${bucketRunsSum(db, scope, ranged, ranged.segments)}`.as('covered'),
   ]);
-}
-
-/** The same list in the opposite order, so that a page near the end is counted from there. */
-export function reversed(query: ListQuery): ListQuery {
-  return { ...query, sort: query.sort.map((k) => ({ ...k, direction: k.direction === 'asc' ? 'desc' : 'asc' })) };
 }
 
 function sortColumns(query: ListQuery) {

@@ -5,11 +5,11 @@ import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../../suppo
 import { seed } from '../../support/seedHelpers.ts';
 import { PREPARED } from '../../../src/db/preparedStatements.ts';
 import { parseQueryString } from '../../../src/http/parseQueryString.ts';
-import { offsetPageQuery } from '../../../src/lists/fetchListPage.ts';
 import { walkIsCheaper } from '../../../src/lists/plan/rangePlans.ts';
 import { walkIsCheaperSql } from '../../../src/lists/sql/rangePlanStatement.ts';
 import { parseListQuery, type RawListQuery } from '../../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../../src/payments/paymentListSpec.ts';
+import { offsetPageQuery } from '../../../src/lists/sql/listStatements.ts';
 
 interface PlanNode {
   'Node Type': string;
