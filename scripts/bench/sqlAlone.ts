@@ -20,10 +20,9 @@ function literal(value: unknown): string {
 /** The statement with its parameters written in, for a tool that runs SQL text. */
 function inlined(compiled: CompiledQuery, dialect: 'sqlite' | 'postgres'): string {
   let i = 0;
-  const text = compiled.sql.replace(/^\/\* prepared \*\/ /, '');
   return dialect === 'postgres'
-    ? text.replace(/\$(\d+)/g, (_, n) => literal(compiled.parameters[Number(n) - 1]))
-    : text.replace(/\?/g, () => literal(compiled.parameters[i++]));
+    ? compiled.sql.replace(/\$(\d+)/g, (_, n) => literal(compiled.parameters[Number(n) - 1]))
+    : compiled.sql.replace(/\?/g, () => literal(compiled.parameters[i++]));
 }
 
 /**

@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, type CompiledQuery } from 'kysely';
 import pg from 'pg';
+import { driverFlagsOf } from '../../src/db/driverFlags.ts';
 import { sessionSettings } from '../../src/db/sessionSettings.ts';
 import { BENCH_TENANT, type Dataset } from './datasets.ts';
 import { median } from './median.ts';
@@ -49,7 +50,7 @@ export async function backendClient(url: string) {
 const fmt = (x: number, digits = 2) => (Number.isFinite(x) ? x.toLocaleString('en', { maximumFractionDigits: digits, minimumFractionDigits: digits }) : '—');
 
 /** One build's page-1 statement of a list, as its offsetPageQuery builds it. */
-type PageQueryOf = (query: string) => { sql: string; parameters: readonly unknown[] };
+type PageQueryOf = (query: string) => CompiledQuery;
 
 export interface StatementCost {
   name: string;
@@ -59,8 +60,9 @@ export interface StatementCost {
 }
 
 /**
- * PostgreSQL: page 1's one statement of each list as each build sends it (named when marked
- * PREPARED, as the service's pool sends it), `calls` times one after the other on one connection
+ * PostgreSQL: page 1's one statement of each list as each build sends it (named when flagged
+ * prepared, as the service's pool sends it; an older build marked it by a comment before its
+ * text), `calls` times one after the other on one connection
  * with the service's session settings, alternated build by build for `rounds` rounds; the
  * backend's CPU time from /proc (the server on this machine), which the machine's load hardly
  * moves: what a statement costs the database, planning included when it is planned per call.
@@ -78,8 +80,9 @@ export async function measureStatementsAgainst(
       const runs = { ours: { wall: [] as number[], cpu: [] as number[] }, before: { wall: [] as number[], cpu: [] as number[] } };
       const named = { ours: false, before: false };
       const run = async (who: 'ours' | 'before', keep: boolean) => {
-        const { sql, parameters } = pages[who](list.query);
-        named[who] = sql.startsWith('/* prepared */');
+        const compiled = pages[who](list.query);
+        const { sql, parameters } = compiled;
+        named[who] = driverFlagsOf(compiled).prepared === true || sql.startsWith('/* prepared */');
         const config = { ...(named[who] ? { name: `against_${who}_${i}` } : {}), text: sql, values: [...parameters] };
         const cpu = client.backendCpuMs();
         const started = performance.now();

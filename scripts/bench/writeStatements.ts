@@ -104,7 +104,7 @@ function literal(value: unknown): string {
 
 /** Index (in the row) of the `shard` column of a counted-rows upsert, and the row's width; undefined for other statements. */
 function shardColumn(query: CompiledQuery): { index: number; width: number } | undefined {
-  const m = /^(?:\/\* prepared \*\/ )?insert into "list_(?:counts|buckets)" \(([^)]*)\)/.exec(query.sql);
+  const m = /^insert into "list_(?:counts|buckets)" \(([^)]*)\)/.exec(query.sql);
   if (!m) return undefined;
   const columns = m[1].split(',').map((c) => c.trim().replaceAll('"', ''));
   return { index: columns.indexOf('shard'), width: columns.length };
@@ -117,8 +117,7 @@ function shardColumn(query: CompiledQuery): { index: number; width: number } | u
  */
 export function pgbenchText(query: CompiledQuery, unique: string[]): string {
   const shard = shardColumn(query);
-  const text = query.sql.replace(/^\/\* prepared \*\/ /, '');
-  return text.replace(/\$(\d+)(::smallint\[\])?/g, (_, n, shardArray) => {
+  return query.sql.replace(/\$(\d+)(::smallint\[\])?/g, (_, n, shardArray) => {
     const i = Number(n) - 1;
     const value = query.parameters[i];
     // The shard column as one array (countedRows.ts): every element the run's shard.

@@ -1,8 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { ApiKeyTable, Database } from '../db/schema.ts';
-import { PREPARED } from '../db/preparedStatements.ts';
-import { BOUNDED } from '../db/nodeSqliteDialect.ts';
-import { marked, StatementTemplates } from '../db/statementTemplates.ts';
+import { flagged } from '../db/driverFlags.ts';
+import { StatementTemplates } from '../db/statementTemplates.ts';
 import { newId } from '../core/resourceId.ts';
 import { generateApiKey, type Scope } from './apiKey.ts';
 
@@ -73,7 +72,7 @@ type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 're
  * With read replicas (`withWritePosition`), the tenant's last write position too, read on the
  * primary at the request's start in the same statement: where its reads may run
  * (db/readReplicas.ts), at no round trip of its own. Without, the statement is the key alone
- * (the second lookup cost ~0.2 ms more per request on a loaded machine). BOUNDED: one row by
+ * (the second lookup cost ~0.2 ms more per request on a loaded machine). Flagged bounded: one row by
  * the unique index on key_hash (and the tenant's one position row by its primary key), so on
  * SQLite it runs inline, never on a reader.
  */
@@ -84,28 +83,25 @@ export async function findKeyByHash(db: Kysely<Database>, hash: string, withWrit
     ? templates.statement(
         'key by hash, with the write position',
         (slot) =>
-          marked(
-            PREPARED,
-            marked(
-              BOUNDED,
-              db
-                .selectFrom('api_keys')
-                .select(KEY_COLUMNS)
-                .select((eb) =>
-                  eb
-                    .selectFrom('tenant_write_positions')
-                    .select('tenant_write_positions.position')
-                    .whereRef('tenant_write_positions.tenant_id', '=', 'api_keys.tenant_id')
-                    .as('written_up_to'),
-                )
-                .where('key_hash', '=', slot<string>('hash')),
-            ),
+          flagged(
+            db
+              .selectFrom('api_keys')
+              .select(KEY_COLUMNS)
+              .select((eb) =>
+                eb
+                  .selectFrom('tenant_write_positions')
+                  .select('tenant_write_positions.position')
+                  .whereRef('tenant_write_positions.tenant_id', '=', 'api_keys.tenant_id')
+                  .as('written_up_to'),
+              )
+              .where('key_hash', '=', slot<string>('hash')),
+            { prepared: true, bounded: true },
           ),
         { hash },
       )
     : templates.statement(
         'key by hash',
-        (slot) => marked(PREPARED, marked(BOUNDED, db.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', slot<string>('hash')))),
+        (slot) => flagged(db.selectFrom('api_keys').select(KEY_COLUMNS).where('key_hash', '=', slot<string>('hash')), { prepared: true, bounded: true }),
         { hash },
       );
   const { rows } = await db.executeQuery<KeyRow>(compiled);

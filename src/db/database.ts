@@ -6,6 +6,7 @@ import {
   PostgresIntrospector,
   sql,
   type DatabaseIntrospector,
+  type Driver,
   type DatabaseMetadataOptions,
   type TableMetadata,
 } from 'kysely';
@@ -15,7 +16,7 @@ import type { DatabaseSync } from 'node:sqlite';
 import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { ensureSqliteFolder } from './sqliteFolder.ts';
-import { preparingPool } from './preparedStatements.ts';
+import { PreparingPostgresDriver } from './preparingPostgresDriver.ts';
 import { poolerSafeClient } from './poolerSafeClient.ts';
 import { multiHostsOf, parsePostgresUrl } from '../config/postgresHosts.ts';
 import { writableHostClient } from './writableHostClient.ts';
@@ -153,7 +154,19 @@ class TransactionLockedMigrations extends PostgresAdapter {
 }
 const MIGRATION_LOCK_ID = BigInt('3853314791062309107');
 
+/** Kysely's PostgreSQL, its introspection and migration lock ours, and its driver (named statements: preparingPostgresDriver.ts). */
 class OwnSchemaPostgresDialect extends PostgresDialect {
+  readonly #pool: pg.Pool;
+
+  constructor(pool: pg.Pool) {
+    super({ pool });
+    this.#pool = pool;
+  }
+
+  override createDriver(): Driver {
+    return new PreparingPostgresDriver(this.#pool);
+  }
+
   override createIntrospector(db: Kysely<unknown>): DatabaseIntrospector {
     return new OwnSchemaIntrospector(db);
   }
@@ -203,7 +216,7 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
     // Nor may a checked-out one (between a transaction's statements when the server restarts):
     // its next query then fails as "not queryable" (a 503) and the pool drops it on release.
     pool.on('connect', (client) => client.on('error', () => {}));
-    const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect({ pool: preparingPool(pool) }) });
+    const kysely = new Kysely<Database>({ dialect: new OwnSchemaPostgresDialect(pool) });
     const db = wrap(kysely, { dialect: 'postgres', pool }, () => ({
       total: pool.totalCount,
       idle: pool.idleCount,

@@ -1,5 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
-import { PREPARED } from './preparedStatements.ts';
+import { driverFlagsOf, withFlags } from './driverFlags.ts';
 
 /**
  * A condition a statement's answer depends on, checked by that statement itself: its select
@@ -29,14 +29,12 @@ const shifted = (guard: CompiledQuery, shift: number) => guard.sql.replace(PLACE
  * PostgreSQL: `statement`'s rows, each with the guard's `noted` as one more column, and no row
  * unless the guard's select yields one. The guard is the outer side of a join that reads the
  * statement laterally, so an empty guard leaves the statement unread; the statement's own text
- * is left as it is (its placeholders keep their numbers, the guard's come after them). A
- * statement marked PREPARED stays so, under a name of its own.
+ * is left as it is (its placeholders keep their numbers, the guard's come after them). Its
+ * driver flags carry over: a prepared statement stays so, under a name of its own.
  */
 export function guardedStatement(statement: CompiledQuery, guard: CompiledQuery): CompiledQuery {
-  const prepared = statement.sql.startsWith(PREPARED);
-  const body = prepared ? statement.sql.slice(PREPARED.length) : statement.sql;
-  const sql = `${prepared ? PREPARED : ''}select s.*, g.noted from (${shifted(guard, statement.parameters.length)}) as g cross join lateral (${body}) as s`;
-  return CompiledQuery.raw(sql, [...statement.parameters, ...guard.parameters]);
+  const sql = `select s.*, g.noted from (${shifted(guard, statement.parameters.length)}) as g cross join lateral (${statement.sql}) as s`;
+  return withFlags(CompiledQuery.raw(sql, [...statement.parameters, ...guard.parameters]), driverFlagsOf(statement));
 }
 
 /**

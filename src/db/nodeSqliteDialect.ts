@@ -14,6 +14,7 @@ import {
   type TransactionSettings,
 } from 'kysely';
 import { SqliteReaders, type Reader, type ReadersOptions } from './sqliteReaders.ts';
+import { driverFlagsOf } from './driverFlags.ts';
 
 /**
  * How long one stretch of reading rows may hold the event loop. node:sqlite is synchronous:
@@ -22,37 +23,6 @@ import { SqliteReaders, type Reader, type ReadersOptions } from './sqliteReaders
  * stays locked meanwhile, so no other statement interleaves on it.
  */
 export const MAX_STRETCH_MS = 4;
-
-/**
- * Put this first in a reader's SQL when it returns a bounded number of rows (a list page, at
- * most 5000): it is read in one call rather than row by row with yields in between. Row by row
- * costs about twice the time per row (an iterator step across into C++ each), and a page of
- * 5000 rows takes a few ms in one go, about one stretch. Unbounded reads stay row by row.
- */
-export const READ_AT_ONCE = '/* read at once */ ';
-
-/**
- * Put this among a read's leading comments when its cost is bounded whatever the data's size:
- * it then runs at once on the request's own (writing) connection, as every read did before the
- * readers, instead of on a reader within the statement timeout. The hop to a reader (a message
- * each way, a thread's wake-up) halved the rate of cheap pages, and a read that cannot grow with
- * the data has nothing for the limit to cut. The code that builds a statement marks it, and says
- * there why it is bounded (an index lookup of one row; a page placed by maintained counts and
- * read through an index with LIMIT); every read not marked goes to a reader.
- */
-export const BOUNDED = '/* bounded */ ';
-
-/** Whether `marker` is one of the comments `sql` begins with (READ_AT_ONCE, PREPARED, BOUNDED in any order). */
-export function leadsWith(sql: string, marker: string): boolean {
-  for (let at = 0; sql.startsWith('/*', at); ) {
-    if (sql.startsWith(marker, at)) return true;
-    const end = sql.indexOf('*/', at);
-    if (end < 0) return false;
-    at = end + 2;
-    while (sql.charCodeAt(at) === 32) at++;
-  }
-  return false;
-}
 
 /**
  * How long a statement outside a transaction (a BEGIN IMMEDIATE, a lone write) waits for
@@ -166,7 +136,7 @@ class NodeSqliteConnection implements DatabaseConnection {
       await this.#yieldIfLong();
       return { rows: [], numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid) };
     }
-    if (leadsWith(compiled.sql, READ_AT_ONCE)) {
+    if (driverFlagsOf(compiled).readAtOnce) {
       const rows = stmt.all(...parameters) as R[];
       await this.#yieldIfLong();
       return { rows };
@@ -222,9 +192,9 @@ class NodeSqliteSession implements DatabaseConnection {
       return { rows: (await readers.queryOn(transaction.reader, compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
     }
     if (transaction?.kind === 'write') return this.#driver.writer.executeQuery<R>(compiled);
-    // The one place a lone statement's connection is chosen: writes, and reads marked BOUNDED by
-    // the code that built them, on the writing connection; every other read on a reader.
-    if (!readers || !isRead(compiled) || leadsWith(compiled.sql, BOUNDED)) return this.#driver.onWriter((writer) => writer.executeQuery<R>(compiled));
+    // The one place a lone statement's connection is chosen: writes, and reads flagged bounded by
+    // the code that built them (driverFlags.ts), on the writing connection; every other read on a reader.
+    if (!readers || !isRead(compiled) || driverFlagsOf(compiled).bounded) return this.#driver.onWriter((writer) => writer.executeQuery<R>(compiled));
     try {
       return { rows: (await readers.query(compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
     } catch (error) {

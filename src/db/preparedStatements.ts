@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { PostgresPool, PostgresPoolClient } from 'kysely';
-import type pg from 'pg';
-import { isDatabaseReadOnly } from './databaseErrors.ts';
 
-/**
- * Put this first in a statement's SQL to have PostgreSQL parse and plan it once per connection
- * (a named prepared statement) instead of on every call. For the list statements, whose
- * planning (CTEs, a lateral join) costs more than running them: measured at 1M payments, a deep
- * page spent ~2 ms planning and ~1 ms executing.
+/*
+ * PostgreSQL: statements flagged `prepared` (driverFlags.ts) are parsed and planned once per
+ * connection, as named prepared statements, by the Kysely connection (preparingPostgresDriver.ts)
+ * and the row streamer (streamRowTexts.ts). Here: their names, and how many a connection keeps.
  */
-export const PREPARED = '/* prepared */ ';
 
 /** Texts whose names are remembered; past this many the memory starts afresh (a name then costs a hash again). */
 const MAX_NAMES = 5000;
@@ -25,7 +20,7 @@ export const MAX_PREPARED_PER_CONNECTION = 200;
 const names = new Map<string, { name: string; text: string }>();
 const preparedOn = new WeakMap<object, Set<string>>();
 
-/** The name a marked statement is prepared under on every connection (the same text, the same name). */
+/** The name a prepared statement goes by on every connection (the same text, the same name). */
 function namedText(text: string): { name: string; text: string } {
   let named = names.get(text);
   if (!named) {
@@ -37,7 +32,7 @@ function namedText(text: string): { name: string; text: string } {
 }
 
 /**
- * How to send a marked statement on `client`: by name (with the one shared copy of its text),
+ * How to send a statement flagged `prepared` on `client`: by name (with the one shared copy of its text),
  * or unnamed once the connection has prepared its MAX_PREPARED_PER_CONNECTION.
  */
 export function preparedQueryOn(client: object, text: string, values: unknown[] | undefined): { name?: string; text: string; values?: unknown[] } {
@@ -54,42 +49,4 @@ export function preparedQueryOn(client: object, text: string, values: unknown[] 
 /** Whether `client` has prepared all it may: it is closed on release rather than kept. */
 export function preparedFull(client: object): boolean {
   return (preparedOn.get(client)?.size ?? 0) >= MAX_PREPARED_PER_CONNECTION;
-}
-
-/**
- * The pool as Kysely sees it: marked statements go by name, everything else as it was. A client
- * whose statement was refused as read-only (25006: its server is a standby now, or was demoted in
- * a failover) is released with that error, so the pool closes it and the next connection finds
- * the host that takes writes (writableHostClient.ts), or reconnects to a name that moved.
- */
-export function preparingPool(pool: pg.Pool): PostgresPool {
-  const wrapped = new WeakMap<pg.PoolClient, PostgresPoolClient & { readOnlyError?: unknown }>();
-  const wrap = (client: pg.PoolClient): PostgresPoolClient & { readOnlyError?: unknown } => {
-    const kyselyClient: PostgresPoolClient & { readOnlyError?: unknown } = {
-      // biome-ignore lint/suspicious/noExplicitAny: any database, table and row: this only adds clauses or wraps a driver call
-      query: ((text: any, values?: unknown[]) => {
-        const sent = typeof text === 'string' && text.startsWith(PREPARED) ? client.query(preparedQueryOn(client, text, values)) : client.query(text, values);
-        if (typeof (sent as Partial<Promise<unknown>>)?.catch !== 'function') return sent;
-        return (sent as Promise<unknown>).catch((error: unknown) => {
-          if (isDatabaseReadOnly(error)) kyselyClient.readOnlyError = error;
-          throw error;
-        });
-      }) as unknown as PostgresPoolClient['query'],
-      release: () => {
-        const error = kyselyClient.readOnlyError ?? (preparedFull(client) ? new Error('prepared statements at their limit') : undefined);
-        kyselyClient.readOnlyError = undefined;
-        client.release(error as Error | undefined);
-      },
-    };
-    return kyselyClient;
-  };
-  return {
-    async connect() {
-      const client = await pool.connect();
-      let kyselyClient = wrapped.get(client);
-      if (!kyselyClient) wrapped.set(client, (kyselyClient = wrap(client)));
-      return kyselyClient;
-    },
-    end: () => pool.end(),
-  };
 }

@@ -1,8 +1,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { StatementGuard } from './guardedStatement.ts';
-import { BOUNDED } from './nodeSqliteDialect.ts';
 import type { Database } from './schema.ts';
-import { marked, templatesOf } from './statementTemplates.ts';
+import { flagged } from './driverFlags.ts';
+import { templatesOf } from './statementTemplates.ts';
 
 /** Tables whose rows own a list of other rows (an account its payments, an endpoint its deliveries). */
 export type OwningTable = 'accounts' | 'webhook_endpoints';
@@ -10,7 +10,7 @@ export type OwningTable = 'accounts' | 'webhook_endpoints';
 /**
  * A row of the tenant's as a guard (guardedStatement.ts): a list of what belongs to it is
  * answered only while it is there. On PostgreSQL the statement that reads the list checks it (one
- * round trip, one snapshot); otherwise its check looks it up first, BOUNDED (one row by its
+ * round trip, one snapshot); otherwise its check looks it up first, flagged bounded (one row by its
  * primary key: on SQLite read inline, never on a reader). `missing` is what the request answers
  * when it is not there (its 404), thrown by the check.
  */
@@ -31,7 +31,7 @@ export function rowGuard(db: Kysely<Database>, table: OwningTable, tenantId: str
     select: { compile: select },
     held() {},
     async check() {
-      if ((await db.executeQuery(marked(BOUNDED, { compile: select }))).rows.length === 0) throw missing();
+      if ((await db.executeQuery(flagged({ compile: select }, { bounded: true }))).rows.length === 0) throw missing();
     },
   };
 }

@@ -1,4 +1,5 @@
 import { CompiledQuery, type Compilable } from 'kysely';
+import { driverFlagsOf, withFlags, type DriverFlags } from './driverFlags.ts';
 
 /** Where a request's own value goes in a statement built before any request's values are known. */
 class Slot {
@@ -26,16 +27,17 @@ const MAX_TEMPLATES = 1000;
  */
 export class StatementTemplates {
   /**
-   * The text and parameters only: a compiled query also holds the operation-node tree it was
-   * compiled from, ~100 KB for a list statement, which nothing here reads again.
+   * The text, parameters and driver flags only: a compiled query also holds the operation-node
+   * tree it was compiled from, ~100 KB for a list statement, which nothing here reads again.
    */
-  readonly #compiled = new Map<string, { sql: string; parameters: readonly unknown[] }>();
+  readonly #compiled = new Map<string, { sql: string; parameters: readonly unknown[]; flags: DriverFlags | undefined }>();
 
   statement(key: string, build: (slot: SlotMaker) => Compilable, values: Record<string, unknown>): CompiledQuery {
     let compiled = this.#compiled.get(key);
     if (!compiled) {
-      const { sql, parameters } = build(<T>(name: string) => new Slot(name) as T).compile();
-      compiled = { sql, parameters };
+      const built = build(<T>(name: string) => new Slot(name) as T).compile();
+      const flags = driverFlagsOf(built);
+      compiled = { sql: built.sql, parameters: built.parameters, flags: Object.keys(flags).length > 0 ? flags : undefined };
       if (this.#compiled.size >= MAX_TEMPLATES) this.#compiled.clear();
       this.#compiled.set(key, compiled);
     }
@@ -44,18 +46,9 @@ export class StatementTemplates {
       if (!(p.name in values)) throw new Error(`statement ${key}: no value for ${p.name}`);
       return values[p.name];
     });
-    return CompiledQuery.raw(compiled.sql, parameters);
+    const statement = CompiledQuery.raw(compiled.sql, parameters);
+    return compiled.flags ? withFlags(statement, compiled.flags) : statement;
   }
-}
-
-/** `statement` with a driver's marker (PREPARED, READ_AT_ONCE, BOUNDED) put before its SQL, where the driver looks for it. */
-export function marked<O>(marker: string, statement: Compilable<O>): Compilable<O> {
-  return {
-    compile: () => {
-      const { sql, parameters } = statement.compile();
-      return CompiledQuery.raw(marker + sql, [...parameters]) as CompiledQuery<O>;
-    },
-  };
 }
 
 const perHandle = new WeakMap<object, StatementTemplates>();

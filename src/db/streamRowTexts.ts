@@ -1,7 +1,8 @@
 import type { CompiledQuery } from 'kysely';
 import type pg from 'pg';
 import { StatementWithSettings } from './poolerSafeClient.ts';
-import { PREPARED, preparedFull, preparedQueryOn } from './preparedStatements.ts';
+import { driverFlagsOf } from './driverFlags.ts';
+import { preparedFull, preparedQueryOn } from './preparedStatements.ts';
 
 /** Each row's fields as the text PostgreSQL sent (null for SQL NULL), in the statement's column order. */
 export type RowTextSink = (fields: ReadonlyArray<string | null>) => void;
@@ -34,14 +35,14 @@ class RowsToSink extends StatementWithSettings {
 
 /**
  * Runs one statement on a pooled connection, its rows going to `sink` as they arrive. A statement
- * marked PREPARED goes by its prepared name, as through Kysely (preparedStatements.ts).
+ * flagged `prepared` goes by its name, as through Kysely (preparingPostgresDriver.ts).
  */
 export async function streamRowTexts(pool: pg.Pool, query: CompiledQuery, sink: RowTextSink): Promise<void> {
   const client = await pool.connect();
   try {
     const { sql: text } = query;
     const values = query.parameters as unknown[];
-    const config: pg.QueryConfig = text.startsWith(PREPARED) ? preparedQueryOn(client, text, values) : { text, values };
+    const config: pg.QueryConfig = driverFlagsOf(query).prepared ? preparedQueryOn(client, text, values) : { text, values };
     await new Promise<void>((resolve, reject) => {
       client.query(new RowsToSink(config, sink, (error) => (error ? reject(error) : resolve())) as unknown as pg.Submittable);
     });

@@ -1,10 +1,9 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
-import { BOUNDED } from '../db/nodeSqliteDialect.ts';
-import { marked } from '../db/statementTemplates.ts';
+import { flagged } from '../db/driverFlags.ts';
 
-/** The tenant's payment with this id. BOUNDED: one row by its primary key, so on SQLite it is read inline, never on a reader. */
+/** The tenant's payment with this id. Flagged bounded: one row by its primary key, so on SQLite it is read inline, never on a reader. */
 export async function findPayment(db: Kysely<Database>, tenantId: string, id: string) {
   const query = db.selectFrom('payments').selectAll().where('tenant_id', '=', tenantId).where('id', '=', id);
-  return (await db.executeQuery(marked(BOUNDED, query))).rows[0];
+  return (await db.executeQuery(flagged(query, { bounded: true }))).rows[0];
 }

@@ -2,8 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
-import { BOUNDED } from '../db/nodeSqliteDialect.ts';
-import { marked } from '../db/statementTemplates.ts';
+import { flagged } from '../db/driverFlags.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
 import { listHandler, listRouteConfig } from '../lists/index.ts';
@@ -19,12 +18,12 @@ import { tenantRead } from '../lists/index.ts';
 export const EventParams = Type.Object({ event: Type.String() });
 
 /**
- * The tenant's event, or a 404 (a malformed id is answered without a query). BOUNDED: one row
+ * The tenant's event, or a 404 (a malformed id is answered without a query). Flagged bounded: one row
  * by its primary key, so on SQLite it is read inline, never on a reader.
  */
 export async function findEvent(db: Db, tenantId: string, id: string) {
   const query = db.kysely.selectFrom('events').select(['id', 'type', 'resource']).where('tenant_id', '=', tenantId).where('id', '=', id);
-  const row = isIdOf('evt', id) ? (await db.kysely.executeQuery(marked(BOUNDED, query))).rows[0] : undefined;
+  const row = isIdOf('evt', id) ? (await db.kysely.executeQuery(flagged(query, { bounded: true }))).rows[0] : undefined;
   if (!row) throw notFound(`No event ${id}.`);
   return row;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPgBouncer, type PgBouncer } from '../../scripts/support/pgbouncer.ts';
 import { openDatabase } from '../../src/db/database.ts';
 import { poolerHint } from '../../src/db/databaseErrors.ts';
-import { PREPARED } from '../../src/db/preparedStatements.ts';
+import { withFlags } from '../../src/db/driverFlags.ts';
 
 const SERVER = process.env.TEST_PG_ADMIN_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -21,7 +21,7 @@ describe('named statements behind a transaction pooler (PG_POOLER not set to tra
     try {
       for (let round = 0; round < 20 && failures.length === 0; round++) {
         const runs = Array.from({ length: 12 }, (_, i) =>
-          db.kysely.executeQuery(CompiledQuery.raw(`${PREPARED}select $1::int + ${round % 3} as n`, [i])).catch((error: unknown) => {
+          db.kysely.executeQuery(withFlags(CompiledQuery.raw(`select $1::int + ${round % 3} as n`, [i]), { prepared: true })).catch((error: unknown) => {
             failures.push(error);
           }),
         );

@@ -4,7 +4,9 @@ import { fetchListPage } from '../../src/lists/runListPage.ts';
 import { parseListQuery } from '../../src/lists/request/parseListQuery.ts';
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { openDatabase, type Db } from '../../src/db/database.ts';
-import { MAX_PREPARED_PER_CONNECTION, PREPARED } from '../../src/db/preparedStatements.ts';
+import { flagged } from '../../src/db/driverFlags.ts';
+import { MAX_PREPARED_PER_CONNECTION } from '../../src/db/preparedStatements.ts';
+import { recordSentStatements } from '../support/sentStatements.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { createTestDatabase, TEST_DIALECT, TEST_PG_POOLER, type TestDatabase } from '../support/testDatabase.ts';
 
@@ -29,14 +31,23 @@ describe('list statements on PostgreSQL', () => {
     const query = parseListQuery(paymentListSpec, { sort: '-amount' });
     const ctx = { db: single, tuning: { plainOffsetUpTo: 10, skipHop: 3 } };
     const pages = [];
-    for (let i = 0; i < 3; i++) {
-      pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 1, perPage: 5, offset: 0 }));
-      pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 4, perPage: 5, offset: 15 }));
+    const recorder = recordSentStatements();
+    try {
+      for (let i = 0; i < 3; i++) {
+        pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 1, perPage: 5, offset: 0 }));
+        pages.push(await fetchListPage(ctx, 'payments', { tenantId }, query, { page: 4, perPage: 5, offset: 15 }));
+      }
+    } finally {
+      recorder.stop();
     }
     expect(pages.map((p) => p.strategy)).toEqual(['offset', 'buckets', 'offset', 'buckets', 'offset', 'buckets']);
+    // The flag travels beside the text (db/driverFlags.ts): nothing sent begins with a comment.
+    expect(recorder.statements.length).toBeGreaterThanOrEqual(6);
+    expect(recorder.statements.filter((s) => s.text.trimStart().startsWith('/*'))).toEqual([]);
+    // The connection's only named statements are the two pages'.
     const { rows } = await sql<{ n: number; generic: number; mode: string }>`
       select count(*)::int as n, coalesce(sum(generic_plans), 0)::int as generic, current_setting('plan_cache_mode') as mode
-      from pg_prepared_statements where statement like '/* prepared */%'`.execute(single.kysely);
+      from pg_prepared_statements`.execute(single.kysely);
     expect(rows[0]).toEqual({ n: 2, generic: 6, mode: 'force_generic_plan' });
   });
 
@@ -46,8 +57,9 @@ describe('list statements on PostgreSQL', () => {
       const seen = [];
       for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 100; i++) {
         // A text of its own each time: a shape never seen before, as a long-lived connection meets them.
-        const { rows } = await sql<{ i: number; pid: number; prepared: number }>`${sql.raw(PREPARED)}select ${sql.lit(i)}::int as i, pg_backend_pid() as pid,
-          (select count(*)::int from pg_prepared_statements) as prepared`.execute(one.kysely);
+        const statement = sql<{ i: number; pid: number; prepared: number }>`select ${sql.lit(i)}::int as i, pg_backend_pid() as pid,
+          (select count(*)::int from pg_prepared_statements) as prepared`;
+        const { rows } = await one.kysely.executeQuery(flagged(statement, { prepared: true }).compile(one.kysely));
         seen.push(rows[0]);
       }
       expect(seen.map((r) => r.i)).toEqual([...Array(MAX_PREPARED_PER_CONNECTION + 100).keys()]);

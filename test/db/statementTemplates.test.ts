@@ -1,9 +1,9 @@
-import { CompiledQuery, DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
+import { DummyDriver, Kysely, SqliteAdapter, SqliteIntrospector, SqliteQueryCompiler, sql } from 'kysely';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { marked, StatementTemplates } from '../../src/db/statementTemplates.ts';
+import { StatementTemplates } from '../../src/db/statementTemplates.ts';
 
 const db = new Kysely<{ t: { a: string; b: number } }>({
   dialect: {
@@ -65,14 +65,5 @@ describe('statement templates', () => {
       b: 3,
     });
     expect(compiled.parameters).toEqual(['fixed', 3]);
-  });
-});
-
-describe('marked', () => {
-  it('puts the marker before the statement’s SQL and keeps its parameters', () => {
-    const statement = { compile: () => CompiledQuery.raw('select ? + 1', [41]) };
-    const compiled = marked('/* m */ ', statement).compile();
-    expect(compiled.sql).toBe('/* m */ select ? + 1');
-    expect(compiled.parameters).toEqual([41]);
   });
 });

@@ -1,7 +1,7 @@
 import { CompiledQuery } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../../src/db/database.ts';
-import { PREPARED } from '../../src/db/preparedStatements.ts';
+import { withFlags } from '../../src/db/driverFlags.ts';
 import { streamRowTexts } from '../../src/db/streamRowTexts.ts';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase, TEST_PG_POOLER } from '../support/testDatabase.ts';
 
@@ -42,14 +42,14 @@ describe('streamRowTexts (PostgreSQL)', () => {
 
   onPostgres(
     TEST_PG_POOLER === 'transaction'
-      ? 'runs a statement marked PREPARED unnamed behind a transaction pooler, again and again'
-      : 'runs a statement marked PREPARED by its name, again and again on one connection',
+      ? 'runs a statement flagged prepared unnamed behind a transaction pooler, again and again'
+      : 'runs a statement flagged prepared by its name, again and again on one connection',
     async () => {
-      const query = CompiledQuery.raw(`${PREPARED}select $1::int8 * 2 as doubled`, [21]);
+      const query = withFlags(CompiledQuery.raw('select $1::int8 * 2 as doubled', [21]), { prepared: true });
       expect(await rowsOf(query)).toEqual([['42']]);
-      expect(await rowsOf(CompiledQuery.raw(query.sql, [5]))).toEqual([['10']]);
+      expect(await rowsOf(withFlags(CompiledQuery.raw(query.sql, [5]), { prepared: true }))).toEqual([['10']]);
       const prepared = await single.kysely.executeQuery<{ n: number }>(
-        CompiledQuery.raw(`select count(*)::int as n from pg_prepared_statements where statement like '/* prepared */ select $1::int8 * 2%'`),
+        CompiledQuery.raw(`select count(*)::int as n from pg_prepared_statements where statement like 'select $1::int8 * 2%'`),
       );
       expect(prepared.rows[0].n).toBe(TEST_PG_POOLER === 'transaction' ? 0 : 1);
     },

@@ -4,7 +4,7 @@ import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/
 import { explainPlan } from '../../scripts/explain/explainPlan.ts';
 import { boundColumns, LIST_SHAPES, parsedQuery, shapeQueries } from '../../scripts/explain/listQueryShapes.ts';
 import { accountResourcesSelect } from '../../src/accounts/accountRepresentation.ts';
-import { PREPARED } from '../../src/db/preparedStatements.ts';
+import { driverFlagsOf } from '../../src/db/driverFlags.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { deferredJoinPageSelect, hopSelect } from '../../src/lists/sql/listPageQueries.ts';
 import { withRangesWritten } from '../../src/lists/plan/rangePlans.ts';
@@ -33,6 +33,14 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
       const plan = await explain(query);
       expect(plan.fullScan, `${label}:\n${plan.lines.join('\n')}`).toBe(false);
       expect(plan.indexes.length, `${label} uses an index:\n${plan.lines.join('\n')}`).toBeGreaterThan(0);
+    }
+  });
+
+  it('writes no statement whose text begins with a comment: driver flags travel beside the text (db/driverFlags.ts)', () => {
+    for (const shape of LIST_SHAPES) {
+      for (const { label, query } of shapeQueries(database.db.kysely, 'ten_x', shape, database.db.dialect)) {
+        expect(query.compile().sql.trimStart().startsWith('/*'), `${shape.request}: ${label}`).toBe(false);
+      }
     }
   });
 
@@ -326,17 +334,17 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
         );
       // Two currencies: no one index gives the order to walk (walkServesOrder), so nothing to choose between.
       const literal = page('filter[currency]=EUR,USD&filter[amount][gte]=1000&filter[amount][lt]=10000');
-      expect(literal.sql.startsWith(PREPARED)).toBe(false);
+      expect(driverFlagsOf(literal).prepared).toBeUndefined();
       expect(literal.sql).toContain('"amount" >= 1000');
       expect(literal.sql).toContain('"amount" < 10000');
       // One currency: both plans in one named statement, chosen by its counts (rangePlanStatement.e2e.test.ts).
       const chosen = page('filter[currency]=EUR&filter[amount][gte]=1000&filter[amount][lt]=10000');
-      expect(chosen.sql.startsWith(PREPARED)).toBe(true);
+      expect(driverFlagsOf(chosen).prepared).toBe(true);
       expect(chosen.sql).not.toContain('>= 1000');
       expect(chosen.sql).toContain('with c as materialized');
       // A range on the sort's first column keeps its parameters and its named statement.
       const bySort = page('filter[amount][gte]=1000&sort=amount');
-      expect(bySort.sql.startsWith(PREPARED)).toBe(true);
+      expect(driverFlagsOf(bySort).prepared).toBe(true);
       expect(bySort.sql).not.toContain('>= 1000');
       expect(bySort.sql).not.toContain('with c as materialized');
     },
@@ -357,7 +365,7 @@ describe(`list query plans (${TEST_DIALECT})`, () => {
     ])('%s: its values written into the text, sent unnamed, its count held in each filtered dimension’s index alone (PostgreSQL)', async (request) => {
     const query = parseListQuery(paymentListSpec, parseQueryString(request) as RawListQuery);
     const first = offsetPageQuery(database.db.kysely, 'postgres', 'payments', { tenantId: 'ten_x' }, query, { page: 1, perPage: 10, offset: 0 });
-    expect(first.sql.startsWith(PREPARED)).toBe(false);
+    expect(driverFlagsOf(first).prepared).toBeUndefined();
     for (const c of query.conditions) if (c.match === 'in') for (const v of c.values) expect(first.sql).toContain(`'${v}'`);
     const { rows } = await sql<{ indexdef: string }>`select indexdef from pg_indexes where schemaname = current_schema() and tablename = 'payments'`.execute(
       database.db.kysely,

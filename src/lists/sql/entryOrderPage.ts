@@ -1,6 +1,6 @@
 import { sql, type Kysely, type RawBuilder } from 'kysely';
 import type { Database, Dialect } from '../../db/schema.ts';
-import { PREPARED } from '../../db/preparedStatements.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { Condition, ListQuery } from '../request/parseListQuery.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
@@ -112,6 +112,7 @@ export function entryOrderPageStatement(
       ? valueCountSql(scope.tenantId, table as MetadataList, keys[0].key, keys[0].values, statuses)
       : leadEntriesCount(entryTable, scope.tenantId, keys, lead, more);
   const d = sql.raw(direction);
-  return sql`${sql.raw(prepared ? PREPARED : '')}with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
+  const statement = sql`with t as ${sql.raw(dialect === 'postgres' ? 'materialized ' : '')}(select ${total} as n)
     select t.n as total, p.resource from t left join (${page}) as p on true order by p.sorted ${d}, p.record_id ${d}`;
+  return flagged(statement, prepared ? { prepared: true } : {});
 }

@@ -1,7 +1,6 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { BOUNDED } from '../../db/nodeSqliteDialect.ts';
-import { marked } from '../../db/statementTemplates.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 import { applyConditions } from './applyListQuery.ts';
 import { countedTotalSelect, rangeShareSelect } from './listPageQueries.ts';
@@ -36,6 +35,6 @@ export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope:
     sql<number>`(${countedTotalSelect(db, scope.tenantId, table, whole)})`.as('whole'),
     sql<number>`(select count(*) from (${entries}) as e)`.as('keyed'),
   ]);
-  const [row] = (await db.executeQuery<KeyedCounts>(marked(BOUNDED, counts).compile())).rows;
+  const [row] = (await db.executeQuery<KeyedCounts>(flagged(counts, { bounded: true }).compile())).rows;
   return { keyed: Number(row.keyed), size: Number(row.size), whole: Number(row.whole) };
 }

@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../../db/schema.ts';
-import { PREPARED } from '../../db/preparedStatements.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { Condition, ListQuery } from '../request/parseListQuery.ts';
 import { countedTotalSelect, countSelect, offsetPageSelect, type ListScope, type ListTable } from './listPageQueries.ts';
@@ -211,7 +211,8 @@ export function metadataPlanPageStatement(
     ? sql.ref('c.matches')
     : sql`(case when c.slice is not null and c.slice <= c.entries then ${countedSql(db, 'postgres', table, scope, query, 'probe')} ${sql.join(drivenCounts, sql` `)} end)`;
   const counts = metadataShareSelect(db, table, scope, query);
-  return sql`${sql.raw(prepared ? PREPARED : '')}with c as materialized (${counts})
+  const statement = sql`with c as materialized (${counts})
     select t.n as total, p.resource from (select c.entries, c.matches, c.lead, c.size, ${n} as n from c) as t
     left join lateral (select u.resource from ((${walk}) union all ${sql.join(drives, sql` union all `)}) as u order by ${byOrder('u')}) as p on true`;
+  return flagged(statement, prepared ? { prepared: true } : {});
 }

@@ -1,8 +1,6 @@
 import { sql, type Compilable, type Expression, type Kysely, type QueryCreator } from 'kysely';
 import type { Database, Dialect } from '../../db/schema.ts';
-import { PREPARED } from '../../db/preparedStatements.ts';
-import { BOUNDED, READ_AT_ONCE } from '../../db/nodeSqliteDialect.ts';
-import { marked } from '../../db/statementTemplates.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { BucketLevel } from '../counters/sortBuckets.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
@@ -124,8 +122,9 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListShape, tot
   return { descent, page: pageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
 }
 
-/** SQLite: a page is at most per_page rows, read in one call (READ_AT_ONCE), and BOUNDED when boundedPage says so. */
-const sqlitePage = (list: ListShape, statement: Compilable) => marked(READ_AT_ONCE, boundedPage(list) ? marked(BOUNDED, statement) : statement);
+/** SQLite: a page is at most per_page rows, read in one call (`readAtOnce`), and `bounded` when boundedPage says so. */
+const sqlitePage = (list: ListShape, statement: Compilable) =>
+  flagged(statement, boundedPage(list) ? { readAtOnce: true, bounded: true } : { readAtOnce: true });
 
 const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
   compile: () => statement.compile(db),
@@ -156,11 +155,9 @@ export function pageStatement(db: Kysely<Database>, dialect: Dialect, plan: OneS
         );
         return sqlitePage(list, page.rows(withCtes).select(sql<number>`(select n from t)`.as('total')));
       }
-      return compilable(
-        sql`${sql.raw(PREPARED)}with ${withClause([...descent.ctes, ...page.ctes])}
-    select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`,
-        db,
-      );
+      const statement = sql`with ${withClause([...descent.ctes, ...page.ctes])}
+    select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`;
+      return flagged(compilable(statement, db), { prepared: true });
     }
     case 'offset': {
       const rowsQuery = rowsQueryOf(dialect, list, plan.rows);
@@ -168,16 +165,14 @@ export function pageStatement(db: Kysely<Database>, dialect: Dialect, plan: OneS
       const total = totalSelect(db, dialect, list, plan.total);
       if (dialect === 'sqlite') return sqlitePage(list, page.select(total.as('total')));
       // A range or values written as literals make the text differ per value: sent unnamed, planned per call.
-      const prepared = sql.raw(hasLiteral(list.query) ? '' : PREPARED);
+      const flags = hasLiteral(list.query) ? {} : { prepared: true as const };
       if (plan.skipInIndex) {
         const { ctes, rows } = pageFromRowSelect(db, list.table, list.scope, list.query, undefined, sql<number>`${paging.offset}`, paging.perPage);
-        return compilable(
-          sql`${prepared}with ${withClause(ctes)}
-    select t.n as total, p.resource from (${total}) as t left join lateral (${rows()}) as p on true`,
-          db,
-        );
+        const statement = sql`with ${withClause(ctes)}
+    select t.n as total, p.resource from (${total}) as t left join lateral (${rows()}) as p on true`;
+        return flagged(compilable(statement, db), flags);
       }
-      return compilable(sql`${prepared}select t.n as total, p.resource from (${total}) as t left join lateral (${page}) as p on true`, db);
+      return flagged(compilable(sql`select t.n as total, p.resource from (${total}) as t left join lateral (${page}) as p on true`, db), flags);
     }
   }
 }

@@ -1,7 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { BOUNDED } from '../../db/nodeSqliteDialect.ts';
-import { marked } from '../../db/statementTemplates.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { CountQuestion, ListShape, MetadataCounts, PlanCounts, RangedShape } from '../plan/pagePlan.ts';
 import { entryLeadCountsSelect } from './entryOrderPage.ts';
 import { keyedCounts } from './keyedFilters.ts';
@@ -33,7 +32,7 @@ export async function answerOf(db: Kysely<Database>, question: CountQuestion): P
 
 /** SQLite: a ranged list's slice and its rows in the buckets wholly inside its range: a few count rows, read inline. */
 async function rangeShare(db: Kysely<Database>, list: RangedShape): Promise<{ slice: number; covered: number }> {
-  const compiled = marked(BOUNDED, rangeShareSelect(db, list.table, list.scope, list.ranged)).compile();
+  const compiled = flagged(rangeShareSelect(db, list.table, list.scope, list.ranged), { bounded: true }).compile();
   const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
   return { slice: Number(row.slice), covered: Number(row.covered) };
 }

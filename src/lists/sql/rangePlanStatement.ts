@@ -1,6 +1,6 @@
 import { sql, type Expression, type Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { PREPARED } from '../../db/preparedStatements.ts';
+import { flagged } from '../../db/driverFlags.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 import { offsetKeysSelect, offsetPageSelect, rangedTotalOver, rangeShareSelect, rowByIdSelect, type ListScope, type ListTable } from './listPageQueries.ts';
@@ -50,7 +50,8 @@ export function rangePlanPageStatement(db: Kysely<Database>, table: ListTable, s
   const keyColumns = sql.join(columns.map((c) => sql.ref(`k.${c}`)));
   const read = sql`select r.resource, ${keyColumns} from (${keys}) as k cross join lateral (${rowByIdSelect(db, table, scope, sql.ref('k.id'))}) as r`;
   const inOrder = sql.join(order.map((k) => sql`${sql.ref(`u.${k.column}`)} ${sql.raw(k.direction)}`));
-  return sql`${sql.raw(PREPARED)}with c as materialized (${rangeShareSelect(db, table, scope, ranged)})
+  const statement = sql`with c as materialized (${rangeShareSelect(db, table, scope, ranged)})
     select t.n as total, p.resource from (select c.slice, c.covered, ${total} as n from c) as t
     left join lateral (select u.resource from ((${walk}) union all (${read})) as u order by ${inOrder}) as p on true`;
+  return flagged(statement, { prepared: true });
 }
