@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import type { Kysely, Compilable } from 'kysely';
 import type { Database, Dialect } from '../../src/db/schema.ts';
 import { parseQueryString } from '../../src/http/parseQueryString.ts';
 import { accountListSpec } from '../../src/accounts/accountListSpec.ts';
@@ -17,16 +17,11 @@ import { parseListQuery, type RawListQuery } from '../../src/lists/request/parse
 import { withRangesWritten, withSortUnindexed } from '../../src/lists/plan/rangePlans.ts';
 import { withMetadataProbed } from '../../src/lists/plan/metadataPlans.ts';
 import { metadataShareSelect, metadataTotalSelect } from '../../src/lists/sql/metadataPlanStatement.ts';
-import type { Compilable } from 'kysely';
 import { readsInEntryOrder } from '../../src/lists/plan/entryOrderPlans.ts';
-import { totalOrder } from '../../src/lists/plan/totalOrder.ts';
+import { totalOrder, reversed } from '../../src/lists/plan/totalOrder.ts';
 import { DEFERRED_JOIN_FROM } from '../../src/lists/plan/listTuning.ts';
-import { withKeyedWriting } from '../../src/lists/plan/keyedPlans.ts';
-import { keyedConditionOf } from '../../src/lists/plan/keyedPlans.ts';
-import { offsetPageQuery } from '../../src/lists/sql/listStatements.ts';
-import { reversed } from '../../src/lists/plan/totalOrder.ts';
-import { bucketPageQuery } from '../../src/lists/sql/listStatements.ts';
-import { listTotalSelect } from '../../src/lists/sql/listStatements.ts';
+import { withKeyedWriting, keyedConditionOf } from '../../src/lists/plan/keyedPlans.ts';
+import { offsetPageQuery, bucketPageQuery, listTotalSelect } from '../../src/lists/sql/listStatements.ts';
 
 /**
  * The list queries the API sends, one per filter and sort it offers. `ordered`: an index

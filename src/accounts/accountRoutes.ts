@@ -4,16 +4,13 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../lists/index.ts';
+import { listHandler, listRouteConfig, listQuerySchema, EnvelopeSchema, ResourceSchema, tenantRead } from '../lists/index.ts';
 import type { ListContext } from '../lists/index.ts';
-import { listQuerySchema } from '../lists/index.ts';
-import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { accountListSpec } from './accountListSpec.ts';
 import { findAccount } from './accountQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { accountRepresentation } from './accountRepresentation.ts';
 import { AccountSchema } from './accountSchema.ts';
-import { tenantRead } from '../lists/index.ts';
 
 export const AccountParams = Type.Object({ account: Type.String() });
 

@@ -2,10 +2,9 @@ import type { Write } from '../db/writeTransaction.ts';
 import { newId } from '../core/resourceId.ts';
 import { notFound, Problem } from '../core/problem.ts';
 import type { CreateAccountInput, UpdateAccountInput } from './accountWriteSchemas.ts';
-import { recordChange } from '../lists/index.ts';
+import { recordListWrite } from '../lists/index.ts';
 import { derivedAccountColumns, withAccountResource } from './accountResource.ts';
 import { recordEvent } from '../events/outbox.ts';
-import { deleteMetadataEntries, insertMetadataEntries, replaceMetadataEntries } from '../lists/index.ts';
 
 /** The account's state forbids the change; `detail` says which state. */
 function conflict(detail: string): Problem {
@@ -28,9 +27,9 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  await insertMetadataEntries(trx, 'accounts', tenantId, row, input.metadata ?? {});
   await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
-  await recordChange(write, tenantId, { list: 'accounts', recordId: row.id, currency: row.currency, after: row, events: ['account.created'] });
+  const change = { list: 'accounts' as const, recordId: row.id, currency: row.currency, after: row, events: ['account.created'] };
+  await recordListWrite(write, tenantId, change, { set: input.metadata ?? {}, record: row });
   return row;
 }
 
@@ -68,10 +67,11 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('tenant_id', '=', tenantId)
     .where('id', '=', id)
     .execute();
-  if (input.metadata !== undefined) await replaceMetadataEntries(trx, 'accounts', tenantId, updated, current.status, input.metadata);
   const event = updated.status === 'closed' ? 'account.closed' : 'account.updated';
   await recordEvent(write, tenantId, event, id, updated.resource);
-  await recordChange(write, tenantId, { list: 'accounts', recordId: id, currency: current.currency, before: current, after: updated, events: [event] });
+  const change = { list: 'accounts' as const, recordId: id, currency: current.currency, before: current, after: updated, events: [event] };
+  const entries = input.metadata === undefined ? undefined : { set: input.metadata, record: updated, statusBefore: current.status };
+  await recordListWrite(write, tenantId, change, entries);
   return updated;
 }
 
@@ -82,9 +82,9 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  await deleteMetadataEntries(trx, 'accounts', tenantId, current);
   await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
-  await recordChange(write, tenantId, { list: 'accounts', recordId: id, currency: current.currency, before: current, events: ['account.deleted'] });
+  const change = { list: 'accounts' as const, recordId: id, currency: current.currency, before: current, events: ['account.deleted'] };
+  await recordListWrite(write, tenantId, change, { remove: current });
 }
 
 export { conflict };

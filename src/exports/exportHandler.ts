@@ -7,19 +7,16 @@ import type { Db } from '../db/database.ts';
 import { MAX_STRETCH_MS } from '../db/nodeSqliteDialect.ts';
 import { openSnapshot, type SnapshotReader } from '../db/snapshotReader.ts';
 import type { ReadRouting } from '../db/readReplicas.ts';
-import { tenantRead } from '../lists/index.ts';
+import { tenantRead, readListQuery, type RawListQuery, listSchemaFieldErrors } from '../lists/index.ts';
 import { csvColumnsOf } from '../representations/csvColumns.ts';
 import { csvHeader } from './csvText.ts';
 import { CSV_CHUNK_BYTES, csvRowsOfNdjson } from './csvRowsOfNdjson.ts';
 import { exportMediaType, notAcceptable } from './exportFormat.ts';
 import type { ExportSlots } from './exportSlots.ts';
-import type { ListEndpoint } from '../lists/index.ts';
+import type { ListEndpoint, ListSpec } from '../lists/index.ts';
 import { exportStatements } from './exportStatements.ts';
-import type { ListSpec } from '../lists/index.ts';
-import { readListQuery, type RawListQuery } from '../lists/index.ts';
 import { YoungGenerationSweep } from './youngGenerationSweep.ts';
 import type { SchemaError } from '../core/queryErrors.ts';
-import { listSchemaFieldErrors } from '../lists/index.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

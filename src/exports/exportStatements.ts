@@ -1,11 +1,18 @@
 import { sql, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../db/schema.ts';
-import type { ListQuery } from '../lists/index.ts';
-import { listTotalSelect, wholeListQuery, type KeyedPlan } from '../lists/index.ts';
-import { applyConditions, applyOrder } from '../lists/index.ts';
-import { keyedConditionOf, keyedCounts, keyedPlanOf } from '../lists/index.ts';
-import { sortedIdsListSelect, wholeListSelect } from '../lists/index.ts';
-import type { ListScope, ListTable } from '../lists/index.ts';
+import type { ListQuery, ListScope, ListTable } from '../lists/index.ts';
+import {
+  listTotalSelect,
+  wholeListQuery,
+  type KeyedPlan,
+  applyConditions,
+  applyOrder,
+  keyedConditionOf,
+  keyedCounts,
+  keyedPlanOf,
+  sortedIdsListSelect,
+  wholeListSelect,
+} from '../lists/index.ts';
 
 /**
  * SQLite: the plan of a keyed filter (a card's last four, a reference, an email) for the whole list,

@@ -8,17 +8,9 @@ export { DEFAULT_FOLD_SETTINGS, startCountFolder, type FoldSettings } from './co
 export { BUCKETED_SLICES, COUNTED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from './counters/countedSlices.ts';
 export { measureFoldLag } from './counters/foldChanges.ts';
 export { sortValueOf, type BucketRow, type PaymentPosition } from './counters/listBuckets.ts';
-export { recordChange } from './counters/listChanges.ts';
+export { recordListWrite } from './counters/recordListWrite.ts';
 export { accountCountKeys, adjustCounts, countRows, eventCountKeys, type CountDelta, type CountRow } from './counters/listCounts.ts';
-export {
-  CARRIED_COLUMNS,
-  carriedOf,
-  deleteMetadataEntries,
-  insertMetadataEntries,
-  metadataEntryRows,
-  replaceMetadataEntries,
-  type Carried,
-} from './counters/metadataEntries.ts';
+export { CARRIED_COLUMNS, carriedOf, metadataEntryRows, type Carried } from './counters/metadataEntries.ts';
 export { METADATA_ENTRY_TABLE, ValueCountTally, type ValueCountRow } from './counters/metadataValueCounts.ts';
 export { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from './counters/sortBuckets.ts';
 export { EnvelopeSchema, ResourceSchema } from './envelope/envelopeSchema.ts';

@@ -4,10 +4,8 @@ import { Type } from 'typebox';
 import type { Db } from '../db/database.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../lists/index.ts';
+import { listHandler, listRouteConfig, listQuerySchema, EnvelopeSchema, ResourceSchema, tenantRead } from '../lists/index.ts';
 import type { ListContext } from '../lists/index.ts';
-import { listQuerySchema } from '../lists/index.ts';
-import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { AccountParams } from '../accounts/accountRoutes.ts';
 import { rowGuard } from '../db/rowGuard.ts';
 import { paymentListSpec } from './paymentListSpec.ts';
@@ -15,7 +13,6 @@ import { findPayment } from './paymentQueries.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { paymentRepresentation } from './paymentRepresentation.ts';
 import { PaymentSchema } from './paymentSchema.ts';
-import { tenantRead } from '../lists/index.ts';
 
 export function registerPaymentRoutes(fastify: FastifyInstance, db: Db, lists: ListContext, publicUrl: string | undefined): void {
   // Request and reply types come from the route schemas (TypeBox), never restated.

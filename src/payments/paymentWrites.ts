@@ -8,10 +8,9 @@ import type { CheckedCard } from './card/checkCard.ts';
 import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
-import { recordChange } from '../lists/index.ts';
+import { recordListWrite } from '../lists/index.ts';
 import { withPaymentResource } from './paymentResource.ts';
 import { insertEvents, type NewEvent } from '../events/outbox.ts';
-import { insertMetadataEntries } from '../lists/index.ts';
 
 export interface NewPayment {
   input: CreatePaymentInput;
@@ -66,7 +65,6 @@ async function insertIntoPayableAccount(write: Write, tenantId: string, row: Sel
  * says what the lists' counts gain (listChanges.ts).
  */
 export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
-  const { trx } = write;
   const { input, card, fingerprint, outcome } = payment;
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
   const status = nextStatus('pending', event)!;
@@ -96,13 +94,13 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     updated_at: now,
   });
   await insertIntoPayableAccount(write, tenantId, row);
-  // A payment's metadata is set once, here: no later write changes it (migration 0016).
-  await insertMetadataEntries(trx, 'payments', tenantId, row, input.metadata ?? {});
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
   await insertEvents(write, tenantId, events);
-  await recordChange(write, tenantId, { ...paymentDimensions(row), after: paymentSide(row), events: events.map((e) => e.type) });
+  // A payment's metadata is set once, here: no later write changes it (migration 0016).
+  const entries = { set: input.metadata ?? {}, record: row };
+  await recordListWrite(write, tenantId, { ...paymentDimensions(row), after: paymentSide(row), events: events.map((e) => e.type) }, entries);
   return row;
 }
 
@@ -149,7 +147,7 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .execute();
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
   await insertEvents(write, row.tenant_id, events);
-  await recordChange(write, row.tenant_id, {
+  await recordListWrite(write, row.tenant_id, {
     ...paymentDimensions(row),
     before: paymentSide(row),
     after: paymentSide(updated),

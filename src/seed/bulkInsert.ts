@@ -5,10 +5,8 @@ import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import type { Db } from '../db/database.ts';
 import type { AccountTable, Database, MetadataEntryTable } from '../db/schema.ts';
-import { CARRIED_COLUMNS, carriedOf, metadataEntryRows, type Carried } from '../lists/index.ts';
-import type { CountRow } from '../lists/index.ts';
-import { METADATA_ENTRY_TABLE, ValueCountTally, type ValueCountRow } from '../lists/index.ts';
-import type { BucketRow } from '../lists/index.ts';
+import { CARRIED_COLUMNS, carriedOf, metadataEntryRows, type Carried, METADATA_ENTRY_TABLE, ValueCountTally, type ValueCountRow } from '../lists/index.ts';
+import type { CountRow, BucketRow } from '../lists/index.ts';
 import type { SeedPayment } from './seedRows.ts';
 import { DeferredForeignKeys } from './deferredForeignKeys.ts';
 

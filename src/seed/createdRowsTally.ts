@@ -1,8 +1,25 @@
-import { accountCountKeys, countRows, type CountDelta, type CountRow } from '../lists/index.ts';
-import { BUCKETED_SLICES, COUNTED_SLICES, DIMENSIONS, sliceKeyOf, type SliceKey } from '../lists/index.ts';
-import { AMOUNT_CLASS_LEVELS, amountClassSortKey, classesOfAmount, levelsOfClass } from '../lists/index.ts';
-import { sortValueOf, type BucketRow, type PaymentPosition } from '../lists/index.ts';
-import { BUCKETED_COLUMNS, bucketLevels, type BucketLevel, type SliceKind } from '../lists/index.ts';
+import {
+  accountCountKeys,
+  countRows,
+  type CountDelta,
+  type CountRow,
+  BUCKETED_SLICES,
+  COUNTED_SLICES,
+  DIMENSIONS,
+  sliceKeyOf,
+  type SliceKey,
+  AMOUNT_CLASS_LEVELS,
+  amountClassSortKey,
+  classesOfAmount,
+  levelsOfClass,
+  sortValueOf,
+  type BucketRow,
+  type PaymentPosition,
+  BUCKETED_COLUMNS,
+  bucketLevels,
+  type BucketLevel,
+  type SliceKind,
+} from '../lists/index.ts';
 
 interface SliceTally extends SliceKey {
   kind: SliceKind;

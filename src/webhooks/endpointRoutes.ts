@@ -7,12 +7,10 @@ import { rowGuard } from '../db/rowGuard.ts';
 import { notFound } from '../core/problem.ts';
 import { OPTIONAL_BODY } from '../core/optionalBody.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../lists/index.ts';
+import { listHandler, listRouteConfig, listQuerySchema, EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import type { ListContext } from '../lists/index.ts';
-import { listQuerySchema } from '../lists/index.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { deliveryRepresentation, endpointRepresentation } from './webhookRepresentations.ts';
-import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { toDeliveryResource } from '../events/deliveryResource.ts';
 import { toEndpointResource } from './endpointResource.ts';
 import {

@@ -5,15 +5,12 @@ import type { Db } from '../db/database.ts';
 import { flagged } from '../db/driverFlags.ts';
 import { notFound } from '../core/problem.ts';
 import { isIdOf } from '../core/resourceId.ts';
-import { listHandler, listRouteConfig } from '../lists/index.ts';
+import { listHandler, listRouteConfig, listQuerySchema, EnvelopeSchema, ResourceSchema, tenantRead } from '../lists/index.ts';
 import type { ListContext } from '../lists/index.ts';
-import { listQuerySchema } from '../lists/index.ts';
 import { answerSingleRead, singleReadRoute } from '../representations/sendStoredResource.ts';
 import { eventRepresentation } from './eventRepresentation.ts';
-import { EnvelopeSchema, ResourceSchema } from '../lists/index.ts';
 import { eventListSpec } from './eventListSpec.ts';
 import { EventSchema } from './eventSchema.ts';
-import { tenantRead } from '../lists/index.ts';
 
 export const EventParams = Type.Object({ event: Type.String() });
 

@@ -13,9 +13,7 @@ import { parseListQuery, type RawListQuery } from '../../src/lists/request/parse
 import { paymentListSpec } from '../../src/payments/paymentListSpec.ts';
 import { readsInEntryOrder } from '../../src/lists/plan/entryOrderPlans.ts';
 import { testedInEntries } from '../../src/lists/plan/testedInEntries.ts';
-import { offsetPageQuery } from '../../src/lists/sql/listStatements.ts';
-import { listTotalSelect } from '../../src/lists/sql/listStatements.ts';
-import { bucketPageQuery } from '../../src/lists/sql/listStatements.ts';
+import { offsetPageQuery, listTotalSelect, bucketPageQuery } from '../../src/lists/sql/listStatements.ts';
 import { reversed } from '../../src/lists/plan/totalOrder.ts';
 
 // PostgreSQL is told to avoid seq scans and sorts wherever an index allows (the test tables are

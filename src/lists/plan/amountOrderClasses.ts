@@ -1,8 +1,7 @@
 import { AMOUNT_CLASS_LEVELS, CLASSES_IN_AMOUNT_ORDER, TWO_DIGIT_CLASS_LEVELS } from '../counters/amountClassBuckets.ts';
 import { bucketSegments, coveredRange, type BucketSegment, type CoveredRange, type RangeBound } from '../counters/rangeBuckets.ts';
 import type { RangedTotal } from './rangedTotal.ts';
-import type { ListTable } from '../request/listScope.ts';
-import type { ListScope } from '../request/listScope.ts';
+import type { ListTable, ListScope } from '../request/listScope.ts';
 import { narrowedDimensions } from './listSlice.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 

@@ -75,7 +75,7 @@ const WALKED_ROW_IN_ENTRIES = 10;
 
 /**
  * How a keyed list's page is read, from its counts; undefined when the other filters' index reads
- * fewer rows (the list is then read as ever). `walk`, as ListRequest's: true, the sort's index
+ * fewer rows (the list is then read as ever). `walk`, as RowsWriting's (pagePlan.ts): true, the sort's index
  * walked, each row tested; false, the keyed filter's rows read and their ids sorted; undefined, the
  * keyed filter's index yields the list's order itself (one value, sorted by created_at alone).
  * The matches under other filters are estimated as if the two were independent. `fromNearerEnd`:

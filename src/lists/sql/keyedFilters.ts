@@ -7,10 +7,8 @@ import { countedTotalSelect, rangeShareSelect } from './listPageQueries.ts';
 import { rangedTotalOf, type RangedTotal } from '../plan/rangedTotal.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
 import { countedSlice } from '../plan/listSlice.ts';
-import { withoutCondition } from '../plan/keyedPlans.ts';
-import type { KeyedCounts } from '../plan/keyedPlans.ts';
-import type { KeyedCondition } from '../plan/keyedPlans.ts';
-import { KEYED_COUNT_CAP } from '../plan/keyedPlans.ts';
+import { withoutCondition, KEYED_COUNT_CAP } from '../plan/keyedPlans.ts';
+import type { KeyedCounts, KeyedCondition } from '../plan/keyedPlans.ts';
 
 /** Reads the keyed counts in one statement: a few maintained counts, and the keyed filter's entries in its index alone, at most KEYED_COUNT_CAP + 1. */
 export async function keyedCounts(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, keyed: KeyedCondition): Promise<KeyedCounts> {

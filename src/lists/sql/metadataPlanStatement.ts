@@ -9,9 +9,8 @@ import { DRIVEN_ENTRY_IN_ROWS, searchedStatuses, totalIsValueCount, withMetadata
 import { METADATA_ENTRY_TABLE, valueCountSql, type MetadataList } from '../counters/metadataValueCounts.ts';
 import { leadEntriesCount, leadEntriesWhere } from './leadEntries.ts';
 import { entryConditionsSql } from './entryConditions.ts';
-import { LIST_OF_ENTRIES } from '../plan/testedInEntries.ts';
+import { LIST_OF_ENTRIES, testedInEntries } from '../plan/testedInEntries.ts';
 import type { MetadataCount } from '../plan/metadataPlans.ts';
-import { testedInEntries } from '../plan/testedInEntries.ts';
 import { totalOrder } from '../plan/totalOrder.ts';
 
 type MetadataCondition = Extract<Condition, { match: 'metadata' }>;

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../../src/lists/request/parseListQuery.ts';
-import { probeIsCheaper, searchedStatuses, totalIsValueCount, withMetadataLead, withMetadataProbed } from '../../../src/lists/plan/metadataPlans.ts';
-import { metadataCountOf } from '../../../src/lists/plan/metadataPlans.ts';
+import {
+  probeIsCheaper,
+  searchedStatuses,
+  totalIsValueCount,
+  withMetadataLead,
+  withMetadataProbed,
+  metadataCountOf,
+} from '../../../src/lists/plan/metadataPlans.ts';
 
 const channel = { column: 'payment_metadata', match: 'metadata' as const, key: 'channel', values: ['web'] };
 const tier = { column: 'payment_metadata', match: 'metadata' as const, key: 'tier', values: ['gold', 'silver'] };

@@ -1,9 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../../src/lists/request/parseListQuery.ts';
-import { entryOrderLeads } from '../../../src/lists/plan/entryOrderPlans.ts';
-import { entryOrderLead } from '../../../src/lists/plan/entryOrderPlans.ts';
-import { ordersEntries } from '../../../src/lists/plan/entryOrderPlans.ts';
-import { readsInEntryOrder } from '../../../src/lists/plan/entryOrderPlans.ts';
+import { entryOrderLeads, entryOrderLead, ordersEntries, readsInEntryOrder } from '../../../src/lists/plan/entryOrderPlans.ts';
 
 const gold = { column: 'payment_metadata', match: 'metadata' as const, key: 'tier', values: ['gold'] };
 const tenant = { tenantId: 'ten_x' };

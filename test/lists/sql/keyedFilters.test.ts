@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ListQuery } from '../../../src/lists/request/parseListQuery.ts';
-import { keyedPlanOf } from '../../../src/lists/plan/keyedPlans.ts';
-import { keyedConditionOf } from '../../../src/lists/plan/keyedPlans.ts';
-import { withKeyedWriting } from '../../../src/lists/plan/keyedPlans.ts';
+import { keyedPlanOf, keyedConditionOf, withKeyedWriting } from '../../../src/lists/plan/keyedPlans.ts';
 
 const last4 = (...values: string[]) => ({ column: 'card_last4', match: 'in' as const, values });
 const status = (...values: string[]) => ({ column: 'status', match: 'in' as const, values });
