@@ -1,7 +1,7 @@
 /**
  * Every problem type the API answers with, once: its status, its title, when it happens, and an
  * example detail. Problems are made only through this catalog (problem.ts), the OpenAPI
- * document's problem responses are generated from it (docs/problemResponses.ts), the client's
+ * document's problem responses are generated from it (reference/problemResponses.ts), the client's
  * retry rules are generated from it (client/src/retryRules.ts), and docs/errors.md's table lists it;
  * test/core/problemCatalog.test.ts keeps all of them in step.
  */

@@ -7,7 +7,7 @@ import { csvLine } from './csvText.ts';
 /**
  * Bytes of CSV per Buffer handed on (some 1,100 records). A compressed export's compressor takes
  * one chunk per job on the thread pool: 64 KiB jobs left zlib waiting on the event loop between
- * them (see EXPORT_CHUNK_SIZE in http/representation.ts for the figures).
+ * them (see EXPORT_CHUNK_SIZE in http/entityTagsAndCompression.ts for the figures).
  */
 export const CSV_CHUNK_BYTES = 256 * 1024;
 

@@ -20,7 +20,7 @@ import type { SchemaError } from '../core/queryErrors.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** Set on export routes (exportRouteConfig): the OpenAPI document documents their filters like a list's, and their compressor works in larger pieces (http/representation.ts). */
+    /** Set on export routes (exportRouteConfig): the OpenAPI document documents their filters like a list's, and their compressor works in larger pieces (http/entityTagsAndCompression.ts). */
     exportSpec?: ListSpec;
   }
 }

@@ -22,7 +22,7 @@ const LAYERS: string[][] = [
   ['accounts'],
   ['payments'],
   ['webhooks'],
-  ['docs', 'limits', 'metrics', 'seed', 'versioning'],
+  ['reference', 'limits', 'metrics', 'seed', 'versioning'],
   ['http'],
   ['cli'],
 ];

@@ -2,8 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { PROBLEM_CATALOG, TYPE_BASE, type ProblemTypeEntry } from '../../src/core/problemCatalog.ts';
-import { apiDescription } from '../../src/docs/apiDescription.ts';
-import { problemExample, problemResponse } from '../../src/docs/problemResponses.ts';
+import { apiDescription } from '../../src/reference/apiDescription.ts';
+import { problemExample, problemResponse } from '../../src/reference/problemResponses.ts';
 import { CLIENT_RETRY_RULES, clientRetryRules } from '../../scripts/generate/clientRetryRules.ts';
 
 const ROOT = resolve(import.meta.dirname, '../..');

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { apiDescription, apiVersion, readChangelog } from '../../src/docs/apiDescription.ts';
-import { changelogHtml, versionAnchor } from '../../src/docs/changelogPage.ts';
+import { apiDescription, apiVersion, readChangelog } from '../../src/reference/apiDescription.ts';
+import { changelogHtml, versionAnchor } from '../../src/reference/changelogPage.ts';
 
 describe('CHANGELOG.md', () => {
   const changelog = readFileSync('CHANGELOG.md', 'utf8');

@@ -40,7 +40,7 @@ describe('security headers for a JSON API, on every answer', () => {
     expect(response.headers).toMatchObject(EXPECTED);
     expect(response.headers['x-request-id']).toBeTruthy();
     if (status >= 400 || status === 201) expect(response.headers['cache-control']).toBe('no-store');
-    // Successful reads are revalidated through their ETag (src/http/representation.ts), not forced off here.
+    // Successful reads are revalidated through their ETag (src/http/entityTagsAndCompression.ts), not forced off here.
     else expect(response.headers['cache-control']).toBe('private, no-cache');
   });
 });

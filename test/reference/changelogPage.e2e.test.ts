@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
-import { DOCS_CSP } from '../../src/docs/referencePage.ts';
+import { DOCS_CSP } from '../../src/reference/referencePage.ts';
 
 describe('the changelog page (/docs/changelog)', () => {
   let t: TestContext;

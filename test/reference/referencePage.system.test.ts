@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, type TestDatabase } from '../support/testDatabase.ts';
 import { startServer, type ServerProcess } from '../support/serverProcess.ts';
 import { launchChromium } from '../support/browser.ts';
-import { DOCS_CSP, PRODUCT_NAME } from '../../src/docs/referencePage.ts';
+import { DOCS_CSP, PRODUCT_NAME } from '../../src/reference/referencePage.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import { seed } from '../support/seedHelpers.ts';
 
