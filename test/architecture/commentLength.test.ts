@@ -36,7 +36,8 @@ interface Block {
 
 /**
  * A block comment's lines of text: those between its markers, plus the opening and closing lines
- * when they hold text. A run of `//` lines on consecutive lines is one block, a line each.
+ * when they hold text. A run of `//` lines on consecutive lines is one block, a line each; a `//`
+ * after code on its line is a block of its own.
  */
 function commentBlocks(file: ts.SourceFile): Block[] {
   const text = file.getFullText();
@@ -49,19 +50,23 @@ function commentBlocks(file: ts.SourceFile): Block[] {
   };
   for (const range of commentRanges(file)) {
     const line = lineOf(range.pos);
-    if (range.kind === ts.SyntaxKind.SingleLineCommentTrivia) {
+    const ownLine = text.slice(file.getPositionOfLineAndCharacter(line, 0), range.pos).trim() === '';
+    if (range.kind === ts.SyntaxKind.SingleLineCommentTrivia && !ownLine) {
+      closeRun();
+      blocks.push({ line: line + 1, lines: 1 });
+    } else if (range.kind === ts.SyntaxKind.SingleLineCommentTrivia) {
       if (run && line === run.last + 1) run.last = line;
       else {
         closeRun();
         run = { first: line, last: line };
       }
-      continue;
+    } else {
+      closeRun();
+      const rows = text.slice(range.pos, range.end).split('\n');
+      const opening = rows[0].replace(/^\/\*\*?/, '').trim() !== '' ? 1 : 0;
+      const closing = rows.length > 1 && rows[rows.length - 1].replace(/\*\/$/, '').trim() !== '' ? 1 : 0;
+      blocks.push({ line: line + 1, lines: rows.length === 1 ? 1 : rows.length - 2 + opening + closing });
     }
-    closeRun();
-    const rows = text.slice(range.pos, range.end).split('\n');
-    const opening = rows[0].replace(/^\/\*\*?/, '').trim() !== '' ? 1 : 0;
-    const closing = rows.length > 1 && rows[rows.length - 1].replace(/\*\/$/, '').trim() !== '' ? 1 : 0;
-    blocks.push({ line: line + 1, lines: rows.length === 1 ? 1 : rows.length - 2 + opening + closing });
   }
   closeRun();
   return blocks;
@@ -83,7 +88,8 @@ describe('comments in src/lists/', () => {
     expect(blocksOf('/** one */\nconst a = 1;')).toEqual([1]);
     expect(blocksOf('/**\n * a\n *\n * b\n */\nconst a = 1;')).toEqual([3]);
     expect(blocksOf('/* a\n b */\nconst a = 1;')).toEqual([2]);
-    expect(blocksOf('// a\n// b\n// c\nconst a = 1; // d\n\n// e\n')).toEqual([4, 1]);
+    expect(blocksOf('// a\n// b\n// c\nconst a = 1; // d\n// e\n\n// f\n')).toEqual([3, 1, 1, 1]);
+    expect(blocksOf('type T =\n  | 1 // one\n  | 2 // two\n  | 3; // three\n')).toEqual([1, 1, 1]);
     expect(blocksOf("const url = 'http://x'; const re = /\\/\\//;\n")).toEqual([]);
   });
 });
