@@ -63,13 +63,10 @@ export interface WrittenPage {
 }
 
 /**
- * One page of a list and its exact total, both read in one snapshot, so `data` is exactly what
- * `OFFSET (page-1)*per_page LIMIT per_page` gives at that moment and agrees with `total`. The rows
- * go to `add` in order (on PostgreSQL as the driver parses them, when one statement answers).
- *
- * `guard`: the caller's key, not yet checked for this request (auth/authenticate.ts). On
- * PostgreSQL the one statement checks it as it reads the page (no row unless it holds: then its
- * own lookup says why, and nothing was sent to `add`); otherwise it is looked up first.
+ * One page of a list and its exact total, read in one snapshot, so `data` is exactly what OFFSET gives at that
+ * moment and agrees with `total` (decision 0002). Rows go to `add` in order (on PostgreSQL as the driver parses
+ * them). `guard`: the caller's key, not yet checked; on PostgreSQL the page's own statement checks it (no row
+ * unless it holds; its own lookup then says why), otherwise it is looked up first (decision 0017).
  */
 export async function writeListPage(
   ctx: ListContext,

@@ -4,46 +4,11 @@ import { sliceKeyOf, type Dimension, type SliceKey } from './countedSlices.ts';
 import { bucketLevels } from './sortBuckets.ts';
 
 /**
- * Counts in two dimensions (issue 31 item 2): a payment's `created_at` buckets counted per
- * amount class, so that a deep page of an amount range sorted by `created_at` is placed by the
- * same bucket descent as any other (lists/sql/findInBuckets.ts), summing only the classes the range
- * is made of.
- *
- * An amount's class (migration 0022; 0021 counted numbers of digits) is one significant digit
- * wide, with the round values as classes of their own: for an amount v ≥ 1 of d digits whose
- * lead digit is L, with R = L·10^(d-1), the class is {R} when v = R and the open interval
- * (R, (L+1)·10^(d-1)) otherwise; 0 is the class {0}, and every negative amount one class below
- * all. Past ONE_DIGIT_CLASSES_UP_TO digits (amounts the API does not take, MAX_AMOUNT has 11) a
- * class is again a whole number of digits, so that an open range's classes stay few. A range
- * whose whole-number ends (`gt v` is `gte v+1`, `lte v` is `lt v+1`) are each open, 0, R or R+1
- * for a one-significant-digit R is exactly a run of classes: `gte 5000`, `gt 5000`, `lte 5000`,
- * `gte 1000 & lte 5000`, `gt 20 & lt 500` (and every power-of-ten range, as before); another
- * range is the nearest such run plus or less the rows between its ends and the class edges,
- * counted as its page is read (lists/plan/amountClassRanges.ts; docs/performance.md, "Counts in
- * two dimensions", "Three significant digits").
- *
- * Kept in list_buckets beside the one-dimensional buckets, with the sort key `created_at.aDDLF`:
- * DD the number of digits (00 for a negative amount), L the lead digit and F 0 for the round
- * value itself, 1 for the interval above it (0100 is 0), so that the text order of the keys is
- * the order of the amounts. Beside them, 0021's coarser classes stay counted too: an amount's
- * number of digits (`created_at.aNN`, 00 for a negative amount, 01 for 0–9), which a range
- * whose ends are 0, a power of ten or open is made of. Such a range reads those (a few keys a
- * level) rather than the finer ones (18 a number of digits): the finer classes alone made its
- * deep page twice as dear on PostgreSQL (docs/performance.md). On the created_at tenant levels
- * down to the hour (16 days, day, hour), for the whole list and for one currency: 12 rows per
- * create (6 of each kind), in the same upsert as the others. A status change moves none of them
- * (neither created_at, amount nor currency changes).
- *
- * A third, finer kind (migration 0025) is two significant digits wide, the same way: for an
- * amount of d digits, 2 ≤ d ≤ 11, whose two lead digits are LM, with R = LM·10^(d-2), {R} when
- * v = R and (R, R + 10^(d-2)) otherwise (every two-digit amount is a class of its own), under
- * `created_at.aDDLMF`. A range whose whole-number ends have two significant digits (`gte 1500`,
- * `lt 2500`, `gte 120 & lte 350`) is exactly a run of classes of the three kinds, read from the
- * coarsest that make it (`gte 1500`: the two-digit classes of 1500–1999, the one-digit ones of
- * 2000–9999, the digit classes from 5 digits on). These classes are counted on the coarse levels
- * alone (16 days and day), for the whole list and for one currency: on the hour they would be
- * about one row per payment. A descent that reads one places its page in a day bucket and skips
- * the rest row by row (lists/sql/findInBuckets.ts): 16 class rows per create, 4 of this kind.
+ * A payment's created_at buckets counted per amount class, for the whole list and per currency, so a deep page of
+ * an amount range sorted by created_at is placed by the same bucket descent as any other (findInBuckets.ts).
+ * Three kinds of class (digits; one and two significant digits) make every range with few-digit ends a run of
+ * classes, keys `created_at.aDDLF` sorting as the amounts do. Two-digit classes stop at the day: on the hour they
+ * would be about a row per payment (decisions 0021, 0024).
  */
 export const AMOUNT_CLASS_SLICES: ReadonlyArray<{ dims: readonly Dimension[] }> = [{ dims: [] }, { dims: ['currency'] }];
 
@@ -264,12 +229,10 @@ function coarsened(start: number, end: number): string[] {
 const FINEST_STARTING_AT = new Map(FINEST_CLASSES.map((c, i) => [c.first, i]));
 
 /**
- * The classes, of any kind, an amount range is read from: those it is made of (`inside`),
- * and those of the rest of the amounts (`outside`: the descent may read created_at's own buckets
- * less these instead, when they are fewer). `gte 5000` is the one-digit classes of 5000–9999 and
- * the digit classes from 5 digits on, or everything less the digit classes below 1000 and the
- * one-digit ones of 1000–4999; `gte 1500` begins with the two-digit classes of 1500–1999.
- * Undefined when the range is not made of whole classes (an end with three significant digits).
+ * The classes, of any kind, an amount range is read from: those it is made of (`inside`) and those of the rest
+ * (`outside`: the descent may read created_at's own buckets less these, when they are fewer; decision 0021).
+ * `gte 5000` is the one-digit classes of 5000–9999 and the digit classes from 5 digits on; `gte 1500` begins with
+ * the two-digit classes of 1500–1999. Undefined when the range is not made of whole classes.
  */
 export function amountClassRun(low: number | undefined, high: number | undefined): { inside: string[]; outside: string[] } | undefined {
   const run = runBetween((value) => FINEST_STARTING_AT.get(value), FINEST_CLASSES.length, low, high);

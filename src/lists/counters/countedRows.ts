@@ -11,19 +11,11 @@ export interface ValueCountWrite {
 }
 
 /**
- * Adds a write's count, bucket and metadata value count deltas to the rows of its shard, in one
- * statement on PostgreSQL. These rows are the ones every writer of a tenant locks (the whole list's slice,
- * the current time bucket), and a row lock is held from the statement to the commit: so a write
- * calls this once, as its last statement before the commit, and holds them for that one round
- * trip and the commit only (docs/performance.md, "How a create is written").
- *
- * PostgreSQL: each upsert (list_counts, list_buckets, metadata_value_counts, those with rows) runs
- * in a data-modifying CTE that the next one waits for (it reads the CTE's row count), so every
- * writer locks count rows before bucket rows before value count rows, each in the global order
- * of mergeDeltas: two writers cannot deadlock. The rows go in as one
- * array per column (unnest), so the statement's text is the same for any number of rows and is
- * prepared once. SQLite: the upserts of listCounts.ts, listBuckets.ts and metadataValueCounts.ts
- * (a statement there is a function call, not a round trip).
+ * Adds a write's count, bucket and value count deltas to its shard's rows as its last statement before the commit:
+ * every writer of a tenant locks these rows, so each holds them one round trip and the commit (decision 0016). On
+ * PostgreSQL one statement of chained CTEs locks counts, buckets, then value counts, each in mergeDeltas' order, so
+ * writers cannot deadlock; one array per column keeps its text fixed, prepared once (decision 0006). SQLite: the
+ * plain upserts (a statement there is a function call, not a round trip).
  */
 export async function writeCountedRows(write: Write, tenantId: string, counts: CountDelta[], buckets: BucketDelta[], values?: ValueCountWrite): Promise<void> {
   const { trx, shard } = write;

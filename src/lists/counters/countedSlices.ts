@@ -34,12 +34,10 @@ function subsets(dims: Dimension[]): Dimension[][] {
 }
 
 /**
- * The one definition of what is counted: every write adjusts these slices (listCounts.ts), a
- * recount rebuilds them (recountTenant), and a list reads its total from them when its equality
- * filters name only counted dimensions (lists/plan/listSlice.ts). Every combination of the
- * dimensions is kept: a write adds one more row per combination to one multi-row upsert
- * (docs/performance.md#counted-slices measured what that costs). Disjoint slices add up, so
- * any-of filters are sums.
+ * The one definition of what is counted: writes adjust these slices (listCounts.ts), a recount rebuilds them, and
+ * a list takes its total from them when its equality filters name only counted dimensions (plan/listSlice.ts).
+ * Every combination is kept, so any filter of counted dimensions has exact, cheap totals; disjoint slices add up,
+ * so any-of filters are sums (decision 0012).
  */
 export const COUNTED_SLICES: Record<CountedList, readonly Dimension[][]> = {
   payments: subsets(dimensionsOf('payments')),
@@ -53,24 +51,10 @@ export function isCountedList(list: string): list is CountedList {
 }
 
 /**
- * The slices of payments that bucket counts place pages in and total ranges of (listBuckets.ts),
- * each with the kind of bucket levels it keeps: the whole list and each single dimension with
- * fine levels (one account's with coarse ones), and the pairs of status, currency and card brand
- * with coarse ones (issue 31 item 1): a list narrowed by two of them beside a created_at or amount
- * range is totalled and placed from its buckets rather than counted row by row (0.1–0.5 s at 1M).
- *
- * Why coarse (16 days and day; 1 and 2 leading digits), measured at 1M payments
- * (docs/performance.md, "Pairs of status, currency and card brand bucketed"): with the fine levels
- * a create writes 24 more bucket rows, its write statements did 0.82× the creates per CPU second
- * on SQLite (501 → 410), and list_buckets holds 3.1M more rows (the 5-minute and 4-digit buckets:
- * about one per payment and pair); with the coarse ones 12 rows, 0.87× (489 → 417), 66k rows. The
- * statements being a fifth to a third of a create, that is 3–5 % of creates/s (the service's own
- * rate could not show it under the machine's load), and page 1 and the page at 90 % of the lists
- * measured took the same time either way within that load's noise (a deep page skips at most one
- * day's or one 2-digit amount bucket's rows of the pair in its index). Pairs with the
- * account are not bucketed (one account's lists have indexes of their own), nor the triple of
- * status × currency × card brand: beside a range it is counted in the index of the one with a
- * single value, which carries the others (leadDimension.ts, valuePlans.ts; migrations 0028, 0029).
+ * Payments' bucketed slices (listBuckets.ts), each with its levels: the whole list and each dimension fine (one
+ * account's coarse), and the pairs of status, currency and card brand coarse, so a pair beside a range is totalled
+ * and placed from buckets rather than counted row by row; fine levels for pairs cost writes for no read gain
+ * (decision 0031). Pairs with the account and the triple are counted in their own indexes (decisions 0012, 0029).
  */
 export const BUCKETED_SLICES: ReadonlyArray<{ dims: readonly Dimension[]; kind: SliceKind }> = [
   { dims: [], kind: 'tenant' },

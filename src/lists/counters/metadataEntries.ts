@@ -3,12 +3,10 @@ import type { Database, MetadataEntryTable, PaymentMetadataEntryTable } from '..
 import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
 
 /**
- * Where metadata search finds records (migrations 0016, 0023): each list with metadata keeps every
- * key/value pair of each record's metadata as one row of its entry table. Every write that sets a
- * record's metadata writes its rows in the same transaction, so a list read in one snapshot sees
- * the records and their entries agree. Each function returns the entries it added (+1) and
- * removed (−1): the write adds them to metadata_value_counts with its other counted rows, last,
- * in the same transaction (writeCountedRows, adjustValueCounts).
+ * Where metadata search finds records (migrations 0016, 0023): one entry row per key/value pair of a record's
+ * metadata. Every write that sets metadata writes its entries in the same transaction, so a snapshot's records
+ * and entries agree; each function returns the entries it added (+1) and removed (−1) for the write to count
+ * last, with its other counted rows (writeCountedRows, adjustValueCounts; decisions 0016, 0020).
  */
 /**
  * Which record entries are of: its id, its created_at, which orders a value's entries as the list

@@ -59,14 +59,10 @@ export function valueCountUpsert(tenantId: string, list: MetadataList, rows: Val
 }
 
 /**
- * Adds a write's entry deltas to metadata_value_counts (migration 0020), in the rows of the
- * write's shard, inside its transaction: the write that adds or removes entries keeps their
- * counts exact in the same commit. A value every create carries (`channel=web`) is a hot row:
- * written last, after list_counts and list_buckets, so every writer locks counted rows in one
- * order (tables, then keys) and holds these for one round trip and the commit; concurrent
- * writers mostly hold other shards' rows. A payment create hands its deltas to
- * writeCountedRows (countedRows.ts), which writes them in its one statement; an account's
- * writes, whose other counts are statements of their own, call this after them.
+ * Adds a write's entry deltas to metadata_value_counts in its shard's rows, inside its transaction, so the counts
+ * are exact in the same commit (decision 0020). A common value is a hot row: written last, in one order (tables,
+ * then keys), held one round trip and the commit (decision 0016). A payment create hands its deltas to
+ * writeCountedRows (countedRows.ts) instead; an account's writes call this after their other counts.
  */
 export async function adjustValueCounts(write: Write, tenantId: string, list: MetadataList, deltas: ValueCountDelta[]): Promise<void> {
   const { trx, shard } = write;

@@ -42,15 +42,10 @@ function timeBound(value: string): { ms: number; past: boolean } {
 }
 
 /**
- * The values wholly inside a range, as half-open real intervals of the column's scale (created_at
- * in epoch ms, amount in minor units): [lowest, highest) where each bound is tested against a
- * bucket's edges at full precision. created_at is treated as real-valued (a stored time might
- * carry finer digits than the bucket edges), so a bucket counts as inside only when every
- * instant in it is; amount is an integer column, so `lte 999` takes every amount up to 999.
- *
- * Returned as two predicates on a bucket's edges: `lowOk(low)` (a bucket starting at `low`
- * satisfies every lower bound throughout) and `highOk(high)` (one ending before `high` satisfies
- * every upper bound throughout), plus the values near which to look.
+ * The values wholly inside a range, half-open in the column's scale (created_at in epoch ms, amount in minor
+ * units), as predicates on a bucket's edges, `lowOk(low)` and `highOk(high)`, plus the values near which to look.
+ * created_at is treated as real-valued (a stored time may carry finer digits than bucket edges), so a bucket is
+ * inside only when every instant in it is; amount is an integer column, so `lte 999` takes every amount to 999.
  */
 function edgesOf(column: BucketedColumn, bounds: RangeBound[]) {
   let lower: { at: number; inclusive: boolean } | undefined;

@@ -1,10 +1,8 @@
 /**
- * Buckets of a sort key: contiguous ranges of its values, counted per list slice (list_buckets)
- * so that the row at any offset is found by summing a few counts and skipping inside one small
- * bucket, exact at request time because the counts change in the writes' own transactions.
- *
- * Levels nest: every bucket of level i+1 lies inside one bucket of level i, so a search reads
- * the coarse level whole, then only the children of the one bucket it chose. Pure: no I/O.
+ * Buckets of a sort key: contiguous ranges of its values counted per list slice (list_buckets), so the row at any
+ * offset is found by summing a few counts and skipping inside one small bucket, exact because writes change the
+ * counts in their own transactions (decision 0003). Levels nest, so a search reads the coarse level whole, then
+ * only the children of the bucket it chose. Pure: no I/O.
  */
 export type BucketedColumn = 'created_at' | 'amount';
 

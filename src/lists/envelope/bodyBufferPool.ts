@@ -4,14 +4,10 @@ const POOLED_FROM = 256 * 1024;
 const POOLED_UP_TO = 16 * 1024 * 1024;
 
 /**
- * Big response buffers, given back once the response is sent and handed out again. A 5000-row
- * page is a 2.6 MB Buffer, memory outside V8's heap that V8 frees only when it collects the
- * Buffer object; each new one counted toward its external-memory limit, and 60 pages a second
- * started a full mark-compact every ~170 ms (~40 in 8 s, 10-27 ms each, the event loop held).
- * Handing the same few buffers out again allocates nothing: 2 mark-compacts in the same 8 s.
- * Re-measured against a new buffer per page at 100k (docs/performance.md, "The tricks re-measured
- * against the plain code"): pages of 1000-2000 rows 1.09 to 1.97× the pages per second; 5000-row
- * pages on a saturated machine 0.85 to 1.15×.
+ * Big response buffers, given back once the response is sent and handed out again. A new 2.6 MB Buffer per page
+ * is memory outside V8's heap, freed only when V8 collects it and counted toward its external-memory limit: big
+ * pages at a steady rate kept starting full mark-compacts that held the event loop. Handing the same few out again
+ * allocates nothing (decision 0007, with the figures re-measured against the plain code).
  */
 export class BodyBufferPool {
   readonly #free: Buffer[] = [];

@@ -80,14 +80,11 @@ function choicesAt(end: number, side: 'low' | 'high'): EndChoice[] {
 }
 
 /**
- * How a list's `amount` range is read from the class counts: exactly a run of classes when its
- * ends are class edges (ends of at most two significant digits); otherwise the nearest run, each
- * end off an edge met at the nearer class edge (the fewer amounts between them) and the amounts
- * between counted row by row per time bucket (`gte 1510`: the classes from 1501 on, less the rows
- * of 1501–1509; `lte 4998`: the classes below 5000, less the rows of 4999). Those
- * slivers lie inside one two-significant-digit class each, so hold at most half of its rows.
- * Undefined when the list has no amount range, a bound is no safe integer, the range is empty, or
- * its slivers would be wider than the range (`gte 1510 & lt 1520`: read row by row, as before).
+ * How a list's `amount` range is read from the class counts: a run of classes when its ends are class edges (at
+ * most two significant digits), else the nearest run plus or less the slivers between each end and its nearer
+ * edge, counted row by row per time bucket (`gte 1510`: the classes from 1501 on, less the rows of 1501–1509).
+ * Undefined when there is no amount range, a bound is no safe integer, the range is empty, or its slivers would
+ * be wider than the range (`gte 1510 & lt 1520`: read row by row). Decision 0024.
  */
 export function amountClassPlanOfQuery(query: ListQuery): AmountClassPlan | undefined {
   const ends = wholeEndsOf(query);

@@ -6,14 +6,10 @@ import { narrowedDimensions } from './listSlice.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 
 /**
- * A `created_at` range in amount order ("last month's payments, largest first", issue 31): where
- * its page lies, from the amount-class counts kept per time bucket (lists/counters/amountClassBuckets.ts).
- * Summing a class's counts over the time buckets wholly inside the range, plus the range's rows
- * in the partly covered edge hours, gives the class's rows in the range; the page is placed to a
- * class from the nearer end, coarsest kind first (the number of digits, then the one-digit class
- * within it, then the two-digit class within that), and the rest is skipped inside that class on
- * the amount index, which carries created_at (migration 0026). Pure: the reads are the caller's
- * (lists/sql/amountOrderPage.ts).
+ * A `created_at` range in amount order ("last month's payments, largest first"), its page placed by the amount
+ * class counts kept per time bucket (counters/amountClassBuckets.ts): a class's rows in the range are its counts
+ * over the buckets wholly inside plus the edge hours' rows; the page is placed to a class from the nearer end,
+ * coarsest kind first, then skipped in it on the amount index (decision 0026). Pure: amountOrderPage.ts reads.
  */
 
 /** A class of amounts: its key (the part after `created_at.a`) and the amounts it holds, [first, end). */
@@ -37,12 +33,10 @@ export function childClasses(kind: number, parent: AmountClass): AmountClass[] {
 }
 
 /**
- * Which time buckets a range's class counts are summed over: those wholly inside it, of the
- * levels the classes are counted on. When the range's day buckets cover as much as its hours do
- * (a month from midnight to midnight), the finest classes (counted on 16 days and days only) can
- * be read and the descent goes three kinds deep (`finest`); otherwise it stops at the one-digit
- * classes, summed down to the hour. Either way the range's rows outside `covered` lie in at most
- * two partly covered hours, and are read row by row. Undefined when no hour lies wholly inside.
+ * Which time buckets a range's class counts are summed over: those wholly inside it, of the levels the classes
+ * are counted on. When its days cover as much as its hours (midnight to midnight), the two-digit classes (days
+ * only) can be read and the descent goes three kinds deep (`finest`); else it stops at the one-digit classes. The
+ * rows outside `covered` lie in at most two edge hours, read row by row. Undefined when no hour lies inside.
  */
 export interface ClassCoverage {
   finest: boolean;
@@ -104,13 +98,10 @@ export function edgeRowsIn(edges: ReadonlyArray<{ amount: number; n: number }>, 
 }
 
 /**
- * What placing a page costs before its own rows, in entries walked along the amount index (0.08 µs
- * each on SQLite at 1M): a statement each for the slice's count, the edge rows (two with an upper
- * end), each kind of class read and the page, about 0.15 ms apiece on a reader thread or a round
- * trip (STATEMENT_ENTRIES), and in them one seek of list_buckets per class key and run of time
- * buckets (SEEK_ENTRIES: a few dozen rows of it each). A descent reads the 21 digit classes, then
- * the 18 of one number of digits, then at most 19 finer ones. A rough weight: on a loaded machine
- * a statement costs more walked entries (docs/performance.md, "A created_at range in amount order").
+ * What placing a page costs before its own rows, in entries walked along the amount index: a statement each for
+ * the slice's count, the edge rows, each kind of class read and the page (STATEMENT_ENTRIES), and a seek of
+ * list_buckets per class key and run of time buckets (SEEK_ENTRIES). A rough weight taken on SQLite at 1M; on a
+ * loaded machine a statement costs more walked entries (decision 0026).
  */
 const STATEMENT_ENTRIES = 2000;
 const SEEK_ENTRIES = 25;

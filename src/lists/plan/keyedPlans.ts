@@ -6,21 +6,11 @@ import { countedSlice } from './listSlice.ts';
 import { sqliteSortCost } from './rangePlans.ts';
 
 /**
- * SQLite: the filters on a column whose values are many, each with an index of its own led by it
- * (`tenant_id, column, created_at, id`): a card's last four digits, a merchant's reference, an
- * account's email. SQLite keeps no statistics, so it cannot tell that such a filter holds few
- * rows: at 1M payments it counted `card_last4=…,…,…&status=succeeded` (4,298 rows) along the
- * status index, every succeeded payment's row read to test its last four (0.5 s), and read
- * `card_last4=…&sort=-amount` (2,232 rows) by walking the amount index, each row read (0.1 s for
- * page 1, 0.4–1.3 s for a page at 90 %). PostgreSQL, which keeps statistics, chooses well alone.
- *
- * The counts choose instead, as they do for ranges (rangePlans.ts): the keyed filter's rows,
- * counted in its index alone up to the size of the list without it (a counted slice: the list's
- * other filters, any-of on counted dimensions, or none), against that size. When the keyed
- * filter holds fewer rows, its index drives the total (the other filters written unindexed,
- * `+status`), and the page either walks the sort's index (the keyed filter written unindexed)
- * or reads the keyed filter's rows and sorts their ids (`sorted-ids`), whichever reads fewer rows.
- * Either way the same rows come, in the same order.
+ * SQLite: filters on a column of many values with an index of its own (a card's last four, a reference, an email).
+ * Without statistics SQLite read such a list along another index, each row read to test the filter; PostgreSQL
+ * chooses well alone. So the counts choose: the filter's rows counted in its index up to the list's size without
+ * it; when fewer, its index drives the total and the page sorts its ids or walks the sort's index, whichever reads
+ * fewer rows. The same rows come either way (decision 0028).
  */
 const KEYED_COLUMNS: Partial<Record<ListTable, readonly string[]>> = {
   payments: ['card_last4', 'reference'],
@@ -74,12 +64,10 @@ export const KEYED_COUNT_CAP = 20_000;
 const WALKED_ROW_IN_ENTRIES = 10;
 
 /**
- * How a keyed list's page is read, from its counts; undefined when the other filters' index reads
- * fewer rows (the list is then read as ever). `walk`, as RowsWriting's (pagePlan.ts): true, the sort's index
- * walked, each row tested; false, the keyed filter's rows read and their ids sorted; undefined, the
- * keyed filter's index yields the list's order itself (one value, sorted by created_at alone).
- * The matches under other filters are estimated as if the two were independent. `fromNearerEnd`:
- * the skip is counted from the nearer end (a deep page), else from the start (a first page's OFFSET).
+ * How a keyed list's page is read, from its counts; undefined when the other filters' index reads fewer rows.
+ * `walk` (as RowsWriting's, pagePlan.ts): true, the sort's index walked; false, the keyed rows' ids sorted;
+ * undefined, the keyed index gives the list's order itself. Matches under other filters are estimated as if
+ * independent. `fromNearerEnd`: the skip counted from the nearer end (a deep page), else from the start.
  */
 export function keyedPlanOf(
   counts: KeyedCounts,

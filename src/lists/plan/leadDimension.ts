@@ -11,15 +11,10 @@ const CARRIED: Record<string, readonly string[]> = { status: ['currency', 'card_
 const LEADS = ['status', 'currency'] as const;
 
 /**
- * SQLite, a payments list narrowed by two or three of status, currency and card brand (and maybe
- * a range or other filters): when one of them has a single value and its index carries the
- * others, they are written unindexed (`+currency in (…)`), so that the list is counted and walked
- * in that index alone, in the list's order (one value: the index gives created_at or amount order),
- * each entry's other dimensions tested in it. SQLite keeps no statistics and took whichever index
- * it liked, reading each entry's row to test the others (at 1M payments `status=succeeded &
- * currency=EUR & created_at ≥ …` read 700k rows: 2.7 s cold; its entries alone 0.1 s). With several
- * values in each, no index gives both: left as it is. Writing only: the same rows match. Not for one
- * account's list, which has indexes of its own.
+ * SQLite: a payments list narrowed by two or three of status, currency and card brand, one with a single value
+ * whose index carries the others: those others are written unindexed (`+currency in (…)`), so the list is counted
+ * and walked in that one index, in list order, rather than SQLite reading each entry's row to test them (decision
+ * 0029). Several values in each, or one account's list (indexes of its own): left as is. Same rows either way.
  */
 export function withLeadDimension(table: ListTable, scope: ListScope, query: ListQuery): ListQuery {
   if (table !== 'payments' || scope.accountId !== undefined || scope.endpointId !== undefined) return query;

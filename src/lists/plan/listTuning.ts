@@ -25,13 +25,9 @@ export interface ListTuning {
 export const DEFAULT_TUNING: ListTuning = { plainOffsetUpTo: DEFERRED_JOIN_FROM, skipHop: SKIP_HOP };
 
 /**
- * How a page is found, for tests and benchmarks (`X-Page-Strategy`): `offset`, `buckets` (bucket
- * counts, then a short skip), `deferred-join` (PostgreSQL) or `skip-hops` (SQLite) for deep pages
- * of lists without bucket counts, `sorted-ids` (SQLite: a range holding few rows, read from its
- * own index and its ids sorted there, any depth: rangePlans.ts), `entries` (a metadata search read
- * in its entries' order, any depth: lists/sql/entryOrderPage.ts), `classes` (a created_at range in
- * amount order placed in its amount class, then a short skip: lists/sql/amountOrderPage.ts),
- * `past-end` (no row read).
- * `-from-end` when the page was counted from the end of the list (the nearer end).
+ * How a page is found, for tests and benchmarks (`X-Page-Strategy`): `offset`; `buckets` (decision 0003);
+ * `deferred-join` or `skip-hops` for deep pages without buckets (decision 0005); `sorted-ids` (decision 0025);
+ * `entries` (decision 0023); `classes` (decision 0026); `past-end` (no row read). `-from-end`: counted from the
+ * end of the list (the nearer end).
  */
 export type PageStrategy = `${'offset' | 'buckets' | 'deferred-join' | 'skip-hops' | 'sorted-ids' | 'classes'}${'' | '-from-end'}` | 'entries' | 'past-end';

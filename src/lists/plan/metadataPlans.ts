@@ -2,28 +2,11 @@ import type { ListQuery } from '../request/parseListQuery.ts';
 import type { ListScope } from '../request/listScope.ts';
 
 /**
- * How a metadata search's page is found (docs/query-plans.md#metadata-search). Two plans are
- * right, depending on how many records hold the values searched:
- *
- * - drive from the entries: every matching entry's record read and sorted (the entry table's
- *   key gives them in created_at order only, and for one value at a time); cheap for a rare
- *   value, ~1–2 s for a value a fifteenth of a million payments hold;
- * - walk the list's own index in its order (the same path as the list without the search) and
- *   probe the entry table's primary key for each row (`written: 'probe'`, applyListQuery.ts): a
- *   page costs about (skip + per_page) × records ÷ matches rows, a few for a common value, and
- *   every row of the tenant for a value nobody has.
- *
- * Neither planner can tell which from the statement: SQLite keeps no statistics, and a
- * PostgreSQL generic plan does not know the value. The maintained value counts (migrations 0020,
- * 0024) choose, like rangePlans.ts' walkIsCheaper (probeIsCheaper): the entries of the searched
- * values (the least over several keys, all of which must hold), which the drive reads, and the
- * matches, which the walk's cost goes by. For one key, alone or with any of some statuses, over
- * the whole list (totalIsValueCount), the matches are exact: the counts are kept per record
- * status (migration 0024), and they are the list's total too. Under several keys or other
- * filters the matches are taken to be the entries (the choice then assumes independence).
- *
- * A search of one key with one value in created_at order over the whole list needs neither: its
- * pages are read in the entries' own order (entryOrderPage.ts, migration 0023).
+ * How a metadata search's page is found (docs/query-plans.md#metadata-search): drive from the entries (cheap for a
+ * rare value) or walk the list's index probing each row's entry (cheap for a common one). Neither planner can tell
+ * which from the statement, so the maintained value counts choose, as rangePlans.ts' counts do (decision 0020);
+ * under several keys or other filters the matches are taken to be the entries. One value in created_at order
+ * needs neither: its pages are read in the entries' own order (entryOrderPlans.ts, decision 0023).
  */
 
 /** Whether a list query searches metadata. */
@@ -91,12 +74,10 @@ export function searchedStatuses(query: ListQuery): string[] | undefined {
 export const DRIVEN_ENTRY_IN_ROWS = 2;
 
 /**
- * Whether walking the list's index and probing each row costs less than driving from the
- * entries, for a page `skip` rows from the nearer end of the list: `size` the tenant's records
- * in the list, `entries` the searched values' entries (the least over keys), `matches` the
- * list's rows (exact under totalIsValueCount, else taken to be `entries`). The walk reads about
- * (skip + per_page) × size ÷ matches rows (size: an upper bound when a status index narrows the
- * walk), the drive `entries` entries, each record read and tested.
+ * Whether walking the list's index and probing each row costs less than driving from the entries, for a page
+ * `skip` rows from the nearer end: the walk reads about (skip + per_page) × size ÷ matches rows, the drive
+ * `entries` entries, each record read. `matches` is exact under totalIsValueCount, else taken to be `entries`;
+ * `size` is an upper bound when a status index narrows the walk (decision 0020).
  */
 export function probeIsCheaper(counts: { size: number; entries: number; matches: number }, skip: number, perPage: number, keys = 1): boolean {
   const { size, entries, matches } = counts;

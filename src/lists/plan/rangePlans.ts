@@ -3,30 +3,11 @@ import { skipFromNearerEnd } from './skipFromNearerEnd.ts';
 import type { ListSlice, RangeCondition } from './listSlice.ts';
 
 /**
- * How a page's statement is steered when a range is on another column than the sort's first
- * (`filter[amount][gte]=1000` sorted by `created_at`). Two plans are right there, depending on
- * how much of the list the range keeps: walk the sort's index and drop the rows out of range
- * (cheap when most rows are in range: page 1 reads about per_page rows), or read the range from
- * its column's index and sort what it finds (cheap when few are). Neither planner can tell on its
- * own: SQLite keeps no statistics and took the range's index whenever it had one (~260 ms for
- * page 1 at 100k payments, 70 % of them in range), and since the sort's indexes carry the amount
- * (migration 0019) takes them whatever the range (20 ms for page 1 of `amount ≤ 100`, 0.05 % of
- * 10M payments, where the range's index reads 5k entries); PostgreSQL's generic plan of a named
- * statement (plan_cache_mode = force_generic_plan) prices a range on two ends as very selective
- * and takes `payments_tenant_currency_amount` and sorts (40–70 ms against 0.8 ms for the plan the
- * values call for). Where both plans serve the list (a bucketed slice whose index gives the
- * sort's order), counts choose: SQLite reads two count rows first (walkIsCheaper); PostgreSQL's
- * first pages hold both plans in one named statement that chooses by the same counts as it runs
- * (rangePlanStatement.ts). Nothing here changes which rows match, only how the SQL is written:
- * - `literal`: the range's value in the SQL text rather than a parameter, so PostgreSQL's plan
- *   of the statement is made for that value with its statistics (the statement is then sent
- *   unnamed, planned on every call: a few hundred µs against tens of ms of a wrong plan): its
- *   deep pages, and lists whose plan no counts choose;
- * - `unindexed`: the column written `+column` (SQLite), which no index serves, so the planner
- *   walks the slice's index in the sort's order and tests each row's range; where the counts
- *   choose the range's index instead, the sort's first column is written so (withSortUnindexed);
- * - `opaque`: the same for PostgreSQL, `coalesce(column, column)` (it has no unary plus for a
- *   timestamp, and does not fold the coalesce of a column): the walk branch of its statement.
+ * How a page's statement is written when a range is on another column than the sort's first: walking the sort's
+ * index suits a range keeping most rows, reading the range's index and sorting one keeping few; neither planner can
+ * tell, so the counts choose (decision 0014; PostgreSQL's first pages: rangePlanStatement.ts). Only the SQL changes:
+ * `literal` puts the value in the text (planned for it, unnamed); `unindexed` (`+column`, SQLite) and `opaque`
+ * (`coalesce(column, column)`: PostgreSQL has no unary plus for a timestamp) keep every index off the column.
  */
 export type RangeWriting = 'literal' | 'unindexed' | 'opaque';
 
@@ -47,12 +28,10 @@ export function withRangesWritten(query: ListQuery, writing: RangeWriting): List
 }
 
 /**
- * SQLite: a page placed by bucket counts (findInBuckets.ts) starts at a row of the range and
- * reads on from it by a row comparison on the sort's index, `(amount, id) >= (…)`; the range's
- * own bound on that side (`amount >= 1000` ascending) holds for every such row, and left
- * indexable SQLite bounds the index by it rather than by the row, reading every entry from the
- * range's start to the page (measured: 18–46 ms for the page at 90 % of `amount ≥ 1000` sorted
- * by amount at 100k, against ~2 ms). Written unindexed, it is still tested, row by row.
+ * SQLite: a page placed by bucket counts starts at a row of the range and reads on by a row comparison on the
+ * sort's index; the range's own bound on that side holds for every such row, yet left indexable SQLite bounds the
+ * index by it rather than by the row, reading every entry from the range's start (decision 0012). Written
+ * unindexed, it is still tested, row by row.
  */
 export function withStartSideUnindexed(query: ListQuery, direction: 'asc' | 'desc'): ListQuery {
   const first = query.sort[0]?.column;
@@ -97,12 +76,10 @@ export function withRangesClosed(query: ListQuery): ListQuery {
 }
 
 /**
- * PostgreSQL: `query` with its range on `column` closed below by the type's far end when it has no
- * lower bound (`amount <= 100` and `amount >= -9223372036854775808`), which every row satisfies.
- * A ranged total counts the rows below its covered buckets (rangedTotal.ts) by the range's
- * conditions bar its upper bounds; with no lower bound left, a generic plan prices `amount < $1`
- * as a third of the rows and gathers the count from parallel workers, whose start took 10–20 ms of
- * a 1M first page of `amount ≤ 100` that counted no row.
+ * PostgreSQL: `query` with its range on `column` closed below by the type's far end when it has no lower bound
+ * (`amount <= 100` and `amount >= -9223372036854775808`), which every row satisfies: with no lower bound a generic
+ * plan priced a ranged total's edge count (rangedTotal.ts) as a third of the rows and started parallel workers to
+ * count it (decision 0025).
  */
 export function withLowEndClosed(query: ListQuery, column: string): ListQuery {
   const far = FAR_ENDS[column];
@@ -125,12 +102,10 @@ export function walkIsCheaper(counts: { slice: number; covered: number }, offset
 }
 
 /**
- * SQLite: whether a page placed by amount classes and slivers (amountClassRanges.ts) costs less
- * than a walk to it from the nearer end, the range tested row by row: the slivers' `sliver` rows
- * are read in the amount index and grouped by day, SLIVER_ROW_COST walked entries each; the walk
- * reads about (skip + per_page) × slice ÷ range entries. (The page's own walk inside its day is
- * left out: the slivers' placed page pays it, the walk's page does not, and it is a day's rows at
- * most.)
+ * SQLite: whether a page placed by amount classes and slivers costs less than a walk to it from the nearer end:
+ * the slivers' rows are read in the amount index, SLIVER_ROW_COST walked entries each; the walk reads about
+ * (skip + per_page) × slice ÷ range entries. The page's own walk inside its day (a day's rows at most) is left
+ * out: only the placed page pays it (decision 0024).
  */
 export function sliversAreCheaper(counts: { slice: number; covered: number; sliver: number }, offset: number, perPage: number): boolean {
   const { slice, covered, sliver } = counts;
@@ -146,13 +121,10 @@ export function sliversAreCheaper(counts: { slice: number; covered: number; sliv
 const SLIVER_ROW_COST = 4;
 
 /**
- * SQLite: what reading one entry of the range's index and sorting it costs, in entries walked
- * along the sort's index, when the sort keeps `rows` rows (skip + per_page). Both indexes carry
- * the other column (migrations 0019, 0026), so neither plan reads a table row for the test or the
- * sort. Measured at 1M payments (a walk: 0.08 µs an entry): a top-`rows` sort of a range's
- * entries, 0.11 µs an entry (a first page); a sort kept whole for a deep OFFSET, 0.68 µs an entry
- * at 27k entries, 2.8 µs at 300k. The deep weight is the dearer end's: the range's index is then
- * taken only where it is far cheaper, never where a walk measured cheaper.
+ * SQLite: what reading and sorting one entry of the range's index costs, in entries walked along the sort's index,
+ * when the sort keeps `rows` rows (skip + per_page). Both indexes carry the other column, so neither plan reads a
+ * table row. A whole sort kept for a deep OFFSET costs far more per entry than a first page's top-N; the deep
+ * weight is the dearer end's, so the range's index is taken only where far cheaper (decision 0025).
  */
 export function sqliteSortCost(rows: number): number {
   return rows <= SQLITE_SMALL_SORT ? 1.5 : 35;

@@ -8,16 +8,10 @@ import type { ListQuery } from '../request/parseListQuery.ts';
 const LITERAL_SAFE = new Set(['status', 'currency', 'card_brand']);
 
 /**
- * PostgreSQL: whether a list counted row by row (no maintained count covers it) should have its
- * filter values in the SQL text rather than as parameters: two or more of the columns above
- * narrow it (`card_brand=visa & status=failed`), so several indexes serve it and which is right
- * depends on the values. A generic plan (plan_cache_mode = force_generic_plan, sessionSettings.ts)
- * knows none and prices every value of a column alike: for `visa × failed × amount ≥ 1000` at 1M
- * payments it counted along `payments_tenant_brand_amount` (300,359 entries, each row read for
- * its status: 2.0 s) where the values' statistics take `payments_tenant_status_amount` (62,725
- * entries: 0.3–0.4 s). Written as literals, the statement is planned for its values on every call
- * (sent unnamed, as a literal range is: rangePlans.ts), a few hundred µs. Only how the SQL is
- * written changes, never which rows match.
+ * PostgreSQL: whether a list counted row by row should have its filter values in the SQL text: two or more of the
+ * columns above narrow it, so several indexes serve it and the right one depends on the values, which a generic
+ * plan does not know (it prices every value alike). As literals the statement is planned for its values on every
+ * call, sent unnamed as a literal range is; only the SQL changes, never the rows (decision 0029).
  */
 export function picksIndexByValues(query: ListQuery): boolean {
   const columns = new Set(query.conditions.flatMap((c) => (c.match === 'in' && LITERAL_SAFE.has(c.column) ? [c.column] : [])));

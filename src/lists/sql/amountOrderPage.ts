@@ -118,12 +118,10 @@ export interface AmountOrderRequest {
 }
 
 /**
- * The page `limit` rows after `skip` of a created_at range in amount order (amountOrderPlaceable),
- * inside the caller's snapshot (a read transaction: the counts, the edge rows and the rows are one
- * reading): placed in its amount class, then skipped inside the class on the amount index, the
- * range tested on each entry (written so no index of created_at serves it). Undefined when the
- * row-by-row way costs less (walkedEntries against classReadsCost and the class's own walk), when
- * the range covers no whole hour, or when `placement` says never: the caller reads it that way.
+ * The page `limit` rows after `skip` of a created_at range in amount order, in the caller's read transaction (the
+ * counts, edge rows and rows are one reading): placed in its amount class, then skipped inside it on the amount
+ * index (decision 0026). Undefined when walking costs less, the range covers no whole hour, or `placement` says
+ * never: the caller then reads it row by row.
  */
 export async function amountOrderPage(db: Kysely<Database>, dialect: Dialect, request: AmountOrderRequest, placement: ClassPlacement = 'cost') {
   const { table, scope, listQuery, query, ranged, skip, limit, total, rival } = request;

@@ -14,17 +14,11 @@ function escapeLike(value: string): string {
 const RECORD_TABLE = Object.fromEntries(Object.entries(METADATA_ENTRY_TABLE).map(([list, table]) => [table, list])) as Record<string, string>;
 
 /**
- * Metadata search: the records among the tenant's entries with `key` = any of `values`, found in
- * the entry table's indexes alone (migrations 0016, 0023). Written three ways
- * (lists/plan/metadataPlans.ts), the same rows every way:
- * - as a set of ids, `id in (select record_id …)`: the plan drives from the entries (few matches),
- *   each probed for the record's entries of the keys `heldWith` (leadEntries.ts), if any;
- * - `probe`: a test of each row the plan walks in list order, one probe of (tenant_id, key,
- *   value, record_id) per value (the index `…_value_record`: the row's id is all it needs, so a
- *   walk of an index without created_at reads no row for it). Its OFFSET 0 keeps PostgreSQL from
- *   turning the EXISTS into a join (a generic plan would hash every entry of the value); the
- *   subquery reads `id` of the row outside (entries have none);
- * - `dated probe` (PostgreSQL): the same test with the row's created_at, one EXISTS per value.
+ * Metadata search in the entry table's indexes alone, written three ways for metadataPlans.ts, the same rows each:
+ * `id in (select record_id …)` when the plan drives from the entries (each probed for the keys `heldWith`);
+ * `probe`, one probe of the `…_value_record` index per row walked, needing only the row's id; `dated probe`
+ * (PostgreSQL), the same with the row's created_at. OFFSET 0 keeps PostgreSQL from making an EXISTS a join,
+ * which a generic plan would hash over every entry of the value (decisions 0020, 0027).
  */
 function metadataSql(c: Extract<Condition, { match: 'metadata' }>, tenantId: string) {
   const value = c.values.length === 1 ? sql`value = ${c.values[0]}` : sql`value in (${sql.join(c.values)})`;

@@ -29,17 +29,11 @@ type MetadataCondition = Extract<Condition, { match: 'metadata' }>;
 const flip = (direction: 'asc' | 'desc') => (direction === 'asc' ? 'desc' : 'asc');
 
 /**
- * The page `paging.offset` rows into a search readsInEntryOrder recognises, with its total, as one
- * statement on either database: `select t.n as total, p.resource from t left join (page) p`, one
- * row with a null resource when the page is empty. The page is read from the nearer end of the
- * entries of the searched key number `lead` (entryOrderLead; the first when not given), in the
- * order of the list's sort column (ordersEntries), chosen in the statement from its own total
- * (the same snapshot): two branches of a UNION ALL under conditions on that total alone, one
- * reading forward OFFSET `offset`, the other backward from the end; the one whose condition fails
- * reads nothing (its LIMIT is 0, and on PostgreSQL its condition is a One-Time Filter). Several
- * values of the lead: one run of entries per value, each in the sort's order, merged (a UNION ALL
- * under the ORDER BY: PostgreSQL's Merge Append, SQLite's MERGE), so the skip still steps over
- * entries alone. Only the page's rows are put in order at the end (at most per_page).
+ * A search readsInEntryOrder recognises, page and total in one statement on either database, read from the nearer
+ * end of the lead key's entries in the sort's order (decision 0023). Forward and backward UNION ALL branches are
+ * chosen by conditions on the statement's own total, so the failing one reads nothing (LIMIT 0; a One-Time Filter
+ * on PostgreSQL). Several lead values: one run each, merged under the ORDER BY, so the skip steps over entries
+ * alone and only the page is sorted. One row with a null resource when the page is empty.
  */
 export function entryOrderPageStatement(
   dialect: Dialect,

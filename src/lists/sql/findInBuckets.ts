@@ -20,13 +20,10 @@ export interface NamedCte {
 }
 
 /**
- * The bucket descent that places row `offset` of a list, as common table expressions of the
- * very statement that reads the page (so the counts and the rows are one snapshot, one round
- * trip): `t` holds the total; level by level, each level's counts are summed in list order by a
- * window, the bucket holding row `offset` is picked, and only its children are read on the next
- * level. What comes out is where the finest chosen bucket starts in the list's order and how many
- * rows of the list lie between that start and row `offset`. Past the end no bucket is picked:
- * `start` and `skip` are then null and the page reads no row.
+ * The bucket descent that places row `offset` of a list, as CTEs of the very statement that reads the page, so the
+ * counts and rows are one snapshot and one round trip (decision 0003): level by level a window sums the counts in
+ * list order, picks the bucket holding the row, and reads only its children next. Out come the finest bucket's
+ * start and the rows to skip from it; past the end both are null and the page reads no row.
  */
 export function bucketDescent(
   search: BucketSearch,

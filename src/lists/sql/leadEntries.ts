@@ -7,13 +7,10 @@ const anyOf = (column: RawBuilder<unknown>, values: readonly string[]) =>
   values.length === 1 ? sql`${column} = ${values[0]}` : sql`${column} in (${sql.join(values)})`;
 
 /**
- * The entries of the searched key number `lead` whose record holds every other searched key too,
- * as the WHERE of a select from `entryTable` under its own name: each entry probed for its
- * record's entry of each other key, one descent of (tenant_id, key, value, record_id) (the index
- * `…_value_record`, index-only; OFFSET 0 keeps PostgreSQL from making the EXISTS a join). A
- * record has one value per key, so these entries are the matching records, each once, and none
- * of the records is read. `more`: further tests of each entry (its record's status); `leadValues`: those of the
- * lead's values (one run of a merge: entryOrderPage.ts).
+ * The lead key's entries whose record holds every other searched key too, each probed by one index-only descent
+ * of `…_value_record` (OFFSET 0 keeps PostgreSQL from making the EXISTS a join): a record has one value per key,
+ * so these are the matching records, each once, none read (decision 0027). `more`: further tests of each entry
+ * (its status); `leadValues`: those of the lead's values (one run of a merge: entryOrderPage.ts).
  */
 export function leadEntriesWhere(
   entryTable: string,

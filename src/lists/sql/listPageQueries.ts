@@ -30,13 +30,9 @@ function rowLimit(limit: number) {
 type PageSelect = SelectQueryBuilder<Database, 'payments', { resource: string }>;
 
 /**
- * The tenant's rows. A metadata search drives from its entries instead (the tenant's matching
- * records, read in the entry table's primary key), so its tenant check is kept out of the
- * tenant's own indexes: SQLite, which keeps no statistics, would otherwise read every row of the
- * tenant in list order and test each against the entries (measured at 200k payments: 111 ms
- * against 47 ms to count 13k matches, 28 ms against 0.01 ms for a value no record has).
- * PostgreSQL drives from the entries either way (docs/query-plans.md#metadata-search). A search
- * written to probe the entries row by row (metadataPlans.ts) walks the tenant's own index instead.
+ * The tenant's rows. A metadata search that drives from its entries keeps its tenant check out of the tenant's own
+ * indexes: SQLite, with no statistics, would otherwise walk every row of the tenant testing each against the
+ * entries (decision 0020). A search written to probe row by row (metadataPlans.ts) walks the tenant's index.
  */
 function tenantColumn(query: ListQuery) {
   return query.conditions.some((c) => c.match === 'metadata' && c.written === undefined)
@@ -284,16 +280,10 @@ export interface BucketStart {
 }
 
 /**
- * The page a bucket descent places (findInBuckets.ts), inside the same statement: the row the
- * page starts at is found in the index alone (`b`: its sort keys and id, an index-only scan past
- * the skipped entries of one small bucket), then the page is read from there by a row
- * comparison on the same index. Skipped rows cost no table visit, even in a bucket of one
- * repeated amount. (On PostgreSQL, `id in (…)` gets a generic plan that sorts the whole range:
- * 350 ms at 1M.) Sorts that mix directions skip by OFFSET on the table rows instead.
- * Without `start` the skip counts from the list's first row: a first page's OFFSET, read in the
- * index alone (PostgreSQL visits the table for every row an OFFSET skips).
- * `rows(outer)` builds the rows' select on `outer`, which may carry the statement's common
- * table expressions (SQLite's form is that select itself, with its own ORDER BY).
+ * The page a bucket descent places, inside the same statement: its first row found in the index alone (an
+ * index-only skip inside one small bucket), then the page read by a row comparison on that index, so skipped rows
+ * cost no table visit (decisions 0003, 0015). Mixed-direction sorts skip by OFFSET on rows; without `start`, a
+ * first page's OFFSET in the index alone. `rows(outer)` builds the rows' select on `outer`, which may carry CTEs.
  */
 export function pageFromRowSelect(
   db: Kysely<Database>,

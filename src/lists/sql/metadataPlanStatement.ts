@@ -81,16 +81,10 @@ function independentMatches(each: Expression<number>[], size: Expression<number>
 }
 
 /**
- * What a metadata search's plans are chosen from (metadataPlans.ts), read once: `entries`, the
- * least entry count over the searched keys, and `lead`, which key has it (the first such, by the
- * order of the conditions): its entries are the fewest to drive from; `matches`, the list's rows
- * when the counts have them (totalIsValueCount: one key, at most a status filter), else
- * `entries`; `size`, the tenant's records in the list; `slice`, the records of the list without
- * its search when list_counts has them (otherFiltersSlice), else null.
- *
- * Every count is a sum of maintained value counts (entryCountSql), exact and a few rows read,
- * for a common value as for a rare one (counting the entries, up to where no choice changed,
- * cost ~25 ms on PostgreSQL at 1M for the 66,482 of `channel=web` beside a rarer key).
+ * What a metadata search's plans are chosen from, read once: `entries`, the least entry count over the searched
+ * keys, and `lead`, the key with it (fewest to drive from); `matches`, the list's rows when the counts hold them
+ * (totalIsValueCount), else `entries`; `size`, the tenant's records; `slice`, the list without its search when
+ * list_counts has it, else null. Every count sums maintained value counts: a few rows for any value (decision 0020).
  */
 export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery) {
   const keys = searched(query);
@@ -115,12 +109,10 @@ export function metadataShareSelect(db: Kysely<Database>, table: ListTable, scop
 }
 
 /**
- * PostgreSQL: the list's rows driven from the entries of its searched key number `lead` (`m`),
- * each record read by its id in a LATERAL subquery with LIMIT 1, which the planner cannot turn
- * into a join: a nested loop from the entries whatever a generic plan guesses (written `id in
- * (…)` in the statement holding both plans, the generic plan seq-scanned and sorted the whole
- * table: 0.9–3 s for a value 1,010 of 1M payments hold, 5 ms so). Each entry is probed for the
- * other keys first (leadEntries.ts), and the record tested against the list's other conditions; `columns` of it.
+ * PostgreSQL: the list's rows driven from the lead key's entries (`m`), each record read by id in a LATERAL
+ * subquery with LIMIT 1, which the planner cannot turn into a join: a nested loop whatever a generic plan guesses
+ * (as `id in (…)` it seq-scanned and sorted the table; decision 0020). Each entry is probed for the other keys
+ * first (leadEntries.ts), then the record tested against the list's other conditions; `columns` of it.
  */
 function drivenRows(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, lead: number, columns: string[]) {
   const keys = searched(query);
@@ -172,15 +164,11 @@ function probeIsCheaperSql(size: Expression<number>, entries: Expression<number>
 }
 
 /**
- * PostgreSQL: one of the first pages of a metadata search with its total, as one named statement
- * whose one generic plan serves a common value and a rare one alike. Both plans are in it as the
- * two branches of a UNION ALL (as rangePlanStatement.ts does for ranges), each under a condition
- * on the statement's counts alone, which PostgreSQL checks once ("One-Time Filter") and never
- * starts the branch it fails: the probe walk of the list's index, or the drive from the entries
- * (drivenRows). The counts (`c`, materialized) are read once; the total is the entry count when
- * the search is the list's only condition, else counted as metadataCountOf chooses (a CASE: only
- * the branch taken runs). `plan` other than `counts` fixes the page's branch (tests). Not
- * `prepared` when a range is written into its text as a literal (plannedQuery).
+ * PostgreSQL: a first page of a metadata search with its total, as one named statement whose one generic plan
+ * serves common and rare values alike: the probe walk and the drive are UNION ALL branches under conditions on the
+ * counts (`c`, read once), checked once as a One-Time Filter (decision 0020; as rangePlanStatement.ts). The total
+ * is the entry count or counted as metadataCountOf chooses. `plan` other than `counts` fixes the branch (tests);
+ * not `prepared` when a range is a literal in its text (plannedQuery).
  */
 export function metadataPlanPageStatement(
   db: Kysely<Database>,

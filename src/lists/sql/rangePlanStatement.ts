@@ -18,27 +18,11 @@ export function walkIsCheaperSql(slice: Expression<number>, covered: Expression<
 }
 
 /**
- * PostgreSQL: one of the first pages of a range on another column than the sort's first, with
- * its total, as one named statement whose one generic plan is right for any value of the range
- * (rangePlans.ts, docs/query-plans.md). Both plans are in it, as the two branches of a
- * UNION ALL, and the counts it reads for the total choose which one runs:
- *
- * - the walk: the range written `coalesce(amount, amount)`, which no index serves, so the only
- *   way to the rows in order is the slice's index in the sort's order, each row's range tested;
- * - the range's index: the range closed at its open end by its type's far end (withRangesClosed),
- *   which a generic plan prices as few rows: it reads them from the range's index and sorts them,
- *   each as its sort keys and id alone, which that index carries (migrations 0019, 0026: an Index
- *   Only Scan), then reads the page's rows by id (a deferred join, one primary-key lookup a row).
- *   Read whole, every row in range was fetched from the table at random to sort it and keep
- *   per_page of them (page 1 of `amount ≤ 100`, 5,392 of 10M payments: ~160 ms, against ~4 ms
- *   for the list unfiltered).
- *
- * Each branch is under a condition on the statement's counts alone (walkIsCheaper's, and its
- * negation), with no column of the branch's rows: PostgreSQL puts such a condition in a Result
- * node above the branch ("One-Time Filter") and never starts the branch it fails. The slice's
- * count and the covered buckets' sum are read once (`c`, materialized), the total adds the
- * range's edge rows to the latter as rangedTotalSelect does. Which rows come, and in which order,
- * is the same either way: only how they are found differs.
+ * PostgreSQL: a first page of a range off the sort with its total, as one named statement whose one generic plan
+ * suits any value: the walk (range written `coalesce(amount, amount)`, which no index serves) and the range's
+ * index (closed at its far end, read index-only and sorted, then the page's rows by id) are UNION ALL branches
+ * under conditions on the counts (`c`, read once), a One-Time Filter that never starts the branch it fails
+ * (decisions 0014, 0025). The total adds the edge rows as rangedTotalSelect does; the same rows either way.
  */
 export function rangePlanPageStatement(db: Kysely<Database>, table: ListTable, scope: ListScope, query: ListQuery, ranged: RangedTotal, paging: PageParams) {
   const total = rangedTotalOver(db, table, scope, withLowEndClosed(query, ranged.column), ranged, sql.ref('c.covered'));
