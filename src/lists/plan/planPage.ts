@@ -4,6 +4,7 @@ import type { PageParams } from '../request/pageParams.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
 import { amountOrderPlaceable } from './amountOrderClasses.ts';
+import { PLANNING } from './dialectPlanning.ts';
 import { bucketSearchOf, inSliver } from './bucketSearch.ts';
 import { entryOrderLead, entryOrderLeads, readsInEntryOrder } from './entryOrderPlans.ts';
 import { keyedConditionOf, keyedPlanOf, withKeyedWriting } from './keyedPlans.ts';
@@ -69,13 +70,13 @@ const leadChoice = (r: PageRequest) => r.entryOrder && entryOrderLeads(r.whole.q
  * before it), else looked up first: nothing of the tenant's is read for a key not yet proven.
  */
 export function keyCheckedInStatement(r: PageRequest): boolean {
-  return r.dialect === 'postgres' && (r.asFirstPage || r.placed !== undefined) && !leadChoice(r);
+  return PLANNING[r.dialect].checksKeyInStatement && (r.asFirstPage || r.placed !== undefined) && !leadChoice(r);
 }
 
 /** The next count the plan is chosen from, given the answers so far; undefined once the plan can be made. */
 export function nextQuestion(r: PageRequest, counts: PlanCounts): CountQuestion | undefined {
   const { dialect, whole, placed } = r;
-  if (dialect === 'sqlite') {
+  if (PLANNING[dialect].countsChooseFirst) {
     if (plansByCounts(whole)) {
       if (!counts.rangeShare) return { ask: 'range-share', list: whole };
       if (counts.sliverRows === undefined && placed?.slivers?.length && walkChosen(r, counts.rangeShare)) {
@@ -115,8 +116,9 @@ function walkChosen(r: PageRequest, share: { slice: number; covered: number }): 
 /** The page's plan, from the request and the answers nextQuestion asked for. */
 export function planPage(r: PageRequest, counts: PlanCounts): PagePlan {
   const { dialect, tuning, paging, whole, entryOrder, asFirstPage, placed } = r;
-  const walk = dialect === 'sqlite' && counts.rangeShare ? walkChosen(r, counts.rangeShare) : undefined;
-  const condition = dialect === 'sqlite' && walk === undefined && !placed ? keyedConditionOf(whole.table, whole.scope, whole.query) : undefined;
+  const planning = PLANNING[dialect];
+  const walk = planning.countsChooseFirst && counts.rangeShare ? walkChosen(r, counts.rangeShare) : undefined;
+  const condition = planning.countsChooseFirst && walk === undefined && !placed ? keyedConditionOf(whole.table, whole.scope, whole.query) : undefined;
   const keyedPlan = condition && counts.keyed && keyedPlanOf(counts.keyed, whole.query, condition, paging.offset, paging.perPage, !asFirstPage);
   // SQLite: a sliver holding more rows than a walk to the page reads leaves the page to the walk.
   const slivered =
@@ -138,11 +140,11 @@ export function planPage(r: PageRequest, counts: PlanCounts): PagePlan {
     const list = plannedList(dialect, whole);
     return { way: 'snapshot', list, total: totalWayOf(list, rows.keyed), rows };
   }
-  if (dialect === 'postgres' && searchesMetadata(whole.query))
+  if (planning.choosesInStatement && searchesMetadata(whole.query))
     return { way: 'metadata-choice', list: plannedList(dialect, whole), choose: tuning.metadataPlan ?? 'counts' };
-  if (dialect === 'postgres' && plansByCounts(whole)) return { way: 'range-choice', list: whole };
+  if (planning.choosesInStatement && plansByCounts(whole)) return { way: 'range-choice', list: whole };
   const list = plannedList(dialect, whole);
-  const metadata = dialect === 'sqlite' && counts.metadata ? metadataChoice(tuning, list, counts.metadata, paging.offset, paging.perPage) : undefined;
+  const metadata = planning.countsChooseFirst && counts.metadata ? metadataChoice(tuning, list, counts.metadata, paging.offset, paging.perPage) : undefined;
   return {
     way: 'offset',
     list,
@@ -178,7 +180,7 @@ const SKIP_IN_INDEX_FROM = 100;
  * for lists whose rows are a run of the sort's index in one direction (those bucket counts place).
  */
 function skipsInIndex(r: PageRequest, list: ListShape): boolean {
-  if (r.dialect !== 'postgres' || r.paging.offset < SKIP_IN_INDEX_FROM || !bucketSearchOf(list, list.query)) return false;
+  if (!PLANNING[r.dialect].skipsInIndex || r.paging.offset < SKIP_IN_INDEX_FROM || !bucketSearchOf(list, list.query)) return false;
   const order = totalOrder(list.query.sort);
   return order.every((k) => k.direction === order[0].direction);
 }
@@ -233,7 +235,7 @@ export function planRows(dialect: Dialect, tuning: ListTuning, plan: SnapshotPla
     skip >= tuning.plainOffsetUpTo && ranged && amountOrderPlaceable(table, scope, sorted, ranged)
       ? { rival: plan.rows.walk === false ? sqliteSortCost(skip + limit) * total : undefined }
       : undefined;
-  const read = plan.rows.walk === false ? 'sorted-ids' : skip < tuning.plainOffsetUpTo ? 'offset' : dialect === 'postgres' ? 'deferred-join' : 'skip-hops';
+  const read = plan.rows.walk === false ? 'sorted-ids' : skip < tuning.plainOffsetUpTo ? 'offset' : PLANNING[dialect].deepRead;
   return { fromEnd, skip, limit, read, ...(classesFirst ? { classesFirst } : {}) };
 }
 
@@ -254,7 +256,7 @@ export function rowsQueryOf(dialect: Dialect, list: ListShape, rows: RowsWriting
   const ordered = rows.walk === undefined ? list.query : rows.walk ? withRangesWritten(list.query, 'unindexed') : withSortUnindexed(list.query);
   const query = rows.keyed === undefined ? ordered : withKeyedWriting(ordered, rows.keyed, rows.walk);
   // PostgreSQL reads each row it tests: its probes take the row's created_at too (withMetadataProbed).
-  if (rows.metadata && 'probe' in rows.metadata) return withMetadataProbed(query, dialect === 'postgres');
+  if (rows.metadata && 'probe' in rows.metadata) return withMetadataProbed(query, PLANNING[dialect].probeReadsRow);
   return rows.metadata ? withMetadataLead(query, rows.metadata.lead) : query;
 }
 
@@ -265,9 +267,10 @@ export function rowsQueryOf(dialect: Dialect, list: ListShape, rows: RowsWriting
  * read in the leading one's index (leadDimension.ts). Writing only: its slice and range stand.
  */
 export function plannedList(dialect: Dialect, list: ListShape): ListShape {
-  const led = dialect === 'sqlite' ? withLeadDimension(list.table, list.scope, list.query) : list.query;
-  const query = dialect === 'postgres' && hasRangeOffTheSort(led) ? withRangesWritten(led, 'literal') : led;
-  const byValues = dialect === 'postgres' && !list.slice && !list.ranged && !searchesMetadata(query) && picksIndexByValues(query);
+  const { readsLeadDimension, writesLiterals } = PLANNING[dialect];
+  const led = readsLeadDimension ? withLeadDimension(list.table, list.scope, list.query) : list.query;
+  const query = writesLiterals && hasRangeOffTheSort(led) ? withRangesWritten(led, 'literal') : led;
+  const byValues = writesLiterals && !list.slice && !list.ranged && !searchesMetadata(query) && picksIndexByValues(query);
   return { ...list, query: byValues ? withValuesLiteral(query) : query };
 }
 
