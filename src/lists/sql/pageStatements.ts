@@ -1,7 +1,5 @@
-import { sql, type Compilable, type Expression, type Kysely, type QueryCreator } from 'kysely';
+import { sql, type Compilable, type Kysely } from 'kysely';
 import type { Database, Dialect } from '../../db/schema.ts';
-import { flagged } from '../../db/driverFlags.ts';
-import type { BucketLevel } from '../counters/sortBuckets.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { ListQuery } from '../request/parseListQuery.ts';
 import type { ListScope, ListTable } from '../request/listScope.ts';
@@ -9,10 +7,11 @@ import type { AmountSliver } from '../plan/amountClassRanges.ts';
 import { inSliver, type BucketSearch } from '../plan/bucketSearch.ts';
 import { SKIP_HOP } from '../plan/listTuning.ts';
 import type { ListShape, OneStatementPlan, TotalWay } from '../plan/pagePlan.ts';
-import { boundedPage, rowsQueryOf } from '../plan/planPage.ts';
+import { rowsQueryOf } from '../plan/planPage.ts';
 import { withLowEndClosed, withRangesWritten, withStartSideUnindexed, withoutRanges } from '../plan/rangePlans.ts';
 import { hasLiteral } from '../plan/valuePlans.ts';
-import { bucketDescent, withClause, type SliverRows } from './findInBuckets.ts';
+import { bucketDescent, type SliverRows } from './findInBuckets.ts';
+import { FORMS } from './statementForms.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import {
   countedTotalSelect,
@@ -42,7 +41,7 @@ export function totalSelect(db: Kysely<Database>, dialect: Dialect, list: ListSh
       return countedTotalSelect(db, list.scope.tenantId, list.table, list.slice!);
     case 'list_buckets': {
       const ranged = list.ranged!;
-      const query = dialect === 'postgres' ? withLowEndClosed(list.query, ranged.column) : list.query;
+      const query = FORMS[dialect].closesLowEnd ? withLowEndClosed(list.query, ranged.column) : list.query;
       return rangedTotalSelect(db, list.table, list.scope, query, ranged);
     }
     case 'metadata':
@@ -83,20 +82,8 @@ export async function skipInHops(
 function sliverRowsOf(db: Kysely<Database>, dialect: Dialect, list: ListShape, slivers: AmountSliver[]): SliverRows {
   return (finest) =>
     slivers
-      .map((s) => signedRowsPerBucketSelect(db, list.table, list.scope, inSliver(list.query, s), groupingOf(finest, dialect), s.sign))
+      .map((s) => signedRowsPerBucketSelect(db, list.table, list.scope, inSliver(list.query, s), FORMS[dialect].grouping(finest), s.sign))
       .reduce((all, one) => all.unionAll(one));
-}
-
-/** How many leading characters of SQLite's stored time (`2026-08-01T13:…Z`, UTC) name its day or its hour. */
-const TIME_TEXT_PREFIX: Record<number, number> = { 86400000: 10, 3600000: 13 };
-
-/**
- * What a sliver's rows are grouped by: its finest bucket. SQLite groups by the stored text's day or
- * hour (`substr`), a group then being one bucket: three times cheaper than each row's bucket number.
- */
-function groupingOf(finest: BucketLevel, dialect: Dialect): string {
-  const prefix = TIME_TEXT_PREFIX[finest.high(0) - finest.low(0)];
-  return dialect === 'sqlite' && prefix ? `substr(created_at, 1, ${prefix})` : finest.sql(dialect);
 }
 
 /**
@@ -109,7 +96,7 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListShape, tot
   const totalSql = totalSelect(db, dialect, list, total);
   if (search.sortKeys) {
     // The descent counted the range's own rows; the skip and the page walk the sort's index and test the range on each row.
-    const walked = withRangesWritten(query, dialect === 'sqlite' ? 'unindexed' : 'opaque');
+    const walked = withRangesWritten(query, FORMS[dialect].walkedRange);
     const slivers = search.slivers && sliverRowsOf(db, dialect, list, search.slivers);
     const descent = bucketDescent(search, totalSql, paging.offset, dialect, undefined, slivers);
     return { descent, page: pageFromRowSelect(db, table, scope, walked, descent.start, descent.skip, paging.perPage, walked) };
@@ -118,15 +105,11 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListShape, tot
   const descent = bucketDescent(search, totalSql, paging.offset, dialect, before);
   const skipQuery = ranged ? withoutRanges(query) : query;
   // SQLite: the range's bound on the page's starting side steers no index (rangePlans.ts).
-  const rowsQuery = ranged && dialect === 'sqlite' ? withStartSideUnindexed(query, search.direction) : query;
+  const rowsQuery = ranged && FORMS[dialect].startSideUnindexed ? withStartSideUnindexed(query, search.direction) : query;
   return { descent, page: pageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
 }
 
-/** SQLite: a page is at most per_page rows, read in one call (`readAtOnce`), and `bounded` when boundedPage says so. */
-const sqlitePage = (list: ListShape, statement: Compilable) =>
-  flagged(statement, boundedPage(list) ? { readAtOnce: true, bounded: true } : { readAtOnce: true });
-
-const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
+export const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
   compile: () => statement.compile(db),
 });
 
@@ -139,8 +122,8 @@ export function pageStatement(db: Kysely<Database>, dialect: Dialect, plan: OneS
   const { list } = plan;
   switch (plan.way) {
     case 'entries': {
-      const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, dialect === 'postgres', plan.lead);
-      return dialect === 'sqlite' ? sqlitePage(list, compilable(statement, db)) : compilable(statement, db);
+      const statement = entryOrderPageStatement(dialect, list.table, list.scope, list.query, paging, FORMS[dialect].prepares, plan.lead);
+      return FORMS[dialect].asRead(list, compilable(statement, db));
     }
     case 'range-choice':
       return compilable(rangePlanPageStatement(db, list.table, list.scope, list.query, plan.list.ranged, paging), db);
@@ -148,31 +131,17 @@ export function pageStatement(db: Kysely<Database>, dialect: Dialect, plan: OneS
       return compilable(metadataPlanPageStatement(db, list.table, list.scope, list.query, paging, plan.choose, !hasLiteral(list.query)), db);
     case 'buckets': {
       const { descent, page } = placedPage(db, dialect, list, plan.total, plan.search, paging);
-      if (dialect === 'sqlite') {
-        const withCtes = [...descent.ctes, ...page.ctes].reduce(
-          (creator, cte) => creator.with(cte.name, () => cte.expression as Expression<Record<string, unknown>>) as unknown as QueryCreator<Database>,
-          db as QueryCreator<Database>,
-        );
-        return sqlitePage(list, page.rows(withCtes).select(sql<number>`(select n from t)`.as('total')));
-      }
-      const statement = sql`with ${withClause([...descent.ctes, ...page.ctes])}
-    select t.n as total, p.resource from t left join lateral (${page.rows()}) as p on true`;
-      return flagged(compilable(statement, db), { prepared: true });
+      return FORMS[dialect].placedWithTotal(db, list, [...descent.ctes, ...page.ctes], page.rows);
     }
     case 'offset': {
       const rowsQuery = rowsQueryOf(dialect, list, plan.rows);
-      const page = (plan.rows.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQuery, paging.offset, paging.perPage);
       const total = totalSelect(db, dialect, list, plan.total);
-      if (dialect === 'sqlite') return sqlitePage(list, page.select(total.as('total')));
-      // A range or values written as literals make the text differ per value: sent unnamed, planned per call.
-      const flags = hasLiteral(list.query) ? {} : { prepared: true as const };
       if (plan.skipInIndex) {
         const { ctes, rows } = pageFromRowSelect(db, list.table, list.scope, list.query, undefined, sql<number>`${paging.offset}`, paging.perPage);
-        const statement = sql`with ${withClause(ctes)}
-    select t.n as total, p.resource from (${total}) as t left join lateral (${rows()}) as p on true`;
-        return flagged(compilable(statement, db), flags);
+        return FORMS[dialect].pageWithTotal(db, list, rows, total, ctes);
       }
-      return flagged(compilable(sql`select t.n as total, p.resource from (${total}) as t left join lateral (${page}) as p on true`, db), flags);
+      const page = (plan.rows.walk === false ? sortedIdsPageSelect : offsetPageSelect)(db, list.table, list.scope, rowsQuery, paging.offset, paging.perPage);
+      return FORMS[dialect].pageWithTotal(db, list, () => page, total);
     }
   }
 }
