@@ -446,11 +446,12 @@ describe('metadata search: filter[metadata][key]=a,b', () => {
       ),
       { numRuns: 25 },
     );
-    // About 60 and 20 in a run: far enough from these that random runs do not fail them.
+    // About 60 and 20 in a run: far enough from these that random runs do not fail them. Each plan
+    // is reached a few times a run (drive: 3 seen at the least), so each must be reached twice.
     expect(reached.found).toBeGreaterThan(20);
     expect(reached.deeper).toBeGreaterThan(5);
-    expect(reached.probe, JSON.stringify(reached)).toBeGreaterThan(3);
-    expect(reached.drive, JSON.stringify(reached)).toBeGreaterThan(3);
+    expect(reached.probe, JSON.stringify(reached)).toBeGreaterThan(1);
+    expect(reached.drive, JSON.stringify(reached)).toBeGreaterThan(1);
     // Reads in the entries' order are rarer since transitions and status sets came in (3–7 a run seen): the bound leaves room.
     expect(reached.entries, JSON.stringify(reached)).toBeGreaterThan(1);
     // Of those, beside a payment's currency, card brands or amount range (or a created_at range), counted and paged in the entries.
