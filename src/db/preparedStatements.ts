@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { flatCopy, TextBoundedMap } from './textBoundedMap.ts';
+import { TextBoundedMap } from './textBoundedMap.ts';
 
 /*
  * PostgreSQL: statements flagged `prepared` (driverFlags.ts) are parsed and planned once per
@@ -7,7 +7,7 @@ import { flatCopy, TextBoundedMap } from './textBoundedMap.ts';
  * and the row streamer (streamRowTexts.ts). Here: their names, and how many a connection keeps.
  */
 
-/** Texts whose names are remembered; past this many, or this much text, the memory starts afresh (a name then costs a hash again). */
+/** Texts whose names are remembered; past this many, or this much text, the oldest are forgotten (a name then costs a hash again). */
 const MAX_NAMES = 5000;
 const MAX_NAMED_CHARS = 4_000_000;
 /**
@@ -32,9 +32,10 @@ const preparedOn = new WeakMap<object, { names: Set<string>; chars: number }>();
 function namedText(text: string): { name: string; text: string } {
   let named = names.get(text);
   if (!named) {
-    const kept = flatCopy(text);
-    named = { name: `k${createHash('sha1').update(kept).digest('hex').slice(0, 32)}`, text: kept };
-    names.set(kept, named, kept.length);
+    // The text itself, not a copy: a template's is kept flat already (statementTemplates.ts), and
+    // hashing flattens one built per request in place (heap snapshots of the soak).
+    named = { name: `k${createHash('sha1').update(text).digest('hex').slice(0, 32)}`, text };
+    names.set(text, named, text.length);
   }
   return named;
 }

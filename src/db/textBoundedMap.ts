@@ -2,10 +2,11 @@
  * A cache of SQL texts (or of what is built from one) bounded by the text it keeps as well as by
  * its entries: list shapes differ in size by tens of times (a ranged list's deep page is ~20 KB
  * of SQL, a key lookup ~300 bytes), so a count of entries alone says little of the memory held.
- * Past either bound it starts afresh rather than evicting one by one: a hit stays one map lookup.
+ * Past either bound the oldest entries go (first in, first out): the memory stays at the bound
+ * rather than dropping and climbing again, and a hit stays one map lookup (no reordering).
  */
 export class TextBoundedMap<V> {
-  readonly #entries = new Map<string, V>();
+  readonly #entries = new Map<string, { value: V; chars: number }>();
   readonly #maxEntries: number;
   readonly #maxChars: number;
   #chars = 0;
@@ -17,17 +18,24 @@ export class TextBoundedMap<V> {
   }
 
   get(key: string): V | undefined {
-    return this.#entries.get(key);
+    return this.#entries.get(key)?.value;
   }
 
   /** Keeps `value` under `key`; `chars`: the text it keeps, the key's own included when that is a text of its own. */
   set(key: string, value: V, chars: number): void {
-    if (this.#entries.size >= this.#maxEntries || this.#chars + chars > this.#maxChars) {
-      this.#entries.clear();
-      this.#chars = 0;
+    const previous = this.#entries.get(key);
+    if (previous) {
+      this.#entries.delete(key);
+      this.#chars -= previous.chars;
     }
-    this.#entries.set(key, value);
+    this.#entries.set(key, { value, chars });
     this.#chars += chars;
+    // A Map iterates in insertion order: the oldest first.
+    for (const [oldest, entry] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && this.#chars <= this.#maxChars) break;
+      this.#entries.delete(oldest);
+      this.#chars -= entry.chars;
+    }
   }
 
   get size(): number {
