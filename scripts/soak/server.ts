@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { startServer } from '../bench/server.ts';
 
@@ -27,6 +28,8 @@ export interface SoakServer {
 export async function startSoakServer(databaseUrl: string, heapSnapshots = false): Promise<SoakServer> {
   let probe: ProbedMemory | undefined;
   let floor: ProbedMemory | undefined;
+  // The server's working directory with snapshots on: a PostgreSQL soak creates no file there of its own.
+  if (heapSnapshots) mkdirSync(resolve('data/soak'), { recursive: true });
   const server = await startServer(databaseUrl, {
     // --heapsnapshot-signal: SIGUSR2 makes the server write a heap snapshot into its working directory.
     nodeArgs: ['--expose-gc', ...(heapSnapshots ? ['--heapsnapshot-signal=SIGUSR2'] : []), '--import', resolve('scripts/soak/gcProbe.ts')],

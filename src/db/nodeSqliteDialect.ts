@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import { SqliteReaders, type Reader, type ReadersOptions } from './sqliteReaders.ts';
 import { driverFlagsOf } from './driverFlags.ts';
+import { flatCopy, TextBoundedMap } from './textBoundedMap.ts';
 
 /**
  * How long one stretch of reading rows may hold the event loop. node:sqlite is synchronous:
@@ -49,8 +50,9 @@ interface Prepared {
 
 class NodeSqliteConnection implements DatabaseConnection {
   readonly #db: DatabaseSync;
-  // Kysely compiles the same SQL text for every call of one query shape, so cache statements.
-  readonly #statements = new Map<string, Prepared>();
+  // Kysely compiles the same SQL text for every call of one query shape, so cache statements
+  // (each holds SQLite's compiled program, which grows with its text: bounded by text too).
+  readonly #statements = new TextBoundedMap<Prepared>(500, 4_000_000);
   /** Lets other queries have the connection for a while, and takes it back (the driver's queue). */
   readonly #stepAside: (ms: number) => Promise<void>;
 
@@ -68,8 +70,7 @@ class NodeSqliteConnection implements DatabaseConnection {
     if (!prepared) {
       const stmt = this.#db.prepare(sql);
       prepared = { stmt, reader: stmt.columns().length > 0 };
-      if (this.#statements.size > 500) this.#statements.clear();
-      this.#statements.set(sql, prepared);
+      this.#statements.set(flatCopy(sql), prepared, sql.length);
     }
     return prepared;
   }

@@ -1,5 +1,6 @@
 import { DatabaseSync, type SQLInputValue, type StatementSync } from 'node:sqlite';
 import { parentPort, workerData } from 'node:worker_threads';
+import { TextBoundedMap } from './textBoundedMap.ts';
 
 /** What a reader's owner asks (sqliteReaders.ts): the rows of one statement. */
 export interface ReaderRequest {
@@ -19,14 +20,13 @@ const port = parentPort!;
 // Waiting for a lock blocks only this thread, never the event loop of the requests.
 const database = new DatabaseSync((workerData as { path: string }).path, { readOnly: true, timeout: 5_000 });
 
-// The same SQL text comes back for every call of one query shape.
-const statements = new Map<string, StatementSync>();
+// The same SQL text comes back for every call of one query shape (bounded by text as well: textBoundedMap.ts).
+const statements = new TextBoundedMap<StatementSync>(500, 4_000_000);
 function prepare(sql: string): StatementSync {
   let statement = statements.get(sql);
   if (!statement) {
     statement = database.prepare(sql);
-    if (statements.size > 500) statements.clear();
-    statements.set(sql, statement);
+    statements.set(sql, statement, sql.length);
   }
   return statement;
 }

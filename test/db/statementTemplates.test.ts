@@ -66,4 +66,21 @@ describe('statement templates', () => {
     });
     expect(compiled.parameters).toEqual(['fixed', 3]);
   });
+
+  it('keep at most their characters of SQL text: a shape past them makes the oldest go', () => {
+    const text = db.selectFrom('t').select('a').where('a', '=', 'x').compile().sql;
+    const templates = new StatementTemplates(1000, 3 * ('shape 0'.length + text.length));
+    let builds = 0;
+    const build = (slot: <T>(name: string) => T) => {
+      builds += 1;
+      return db.selectFrom('t').select('a').where('a', '=', slot<string>('a'));
+    };
+    for (const key of ['shape 0', 'shape 1', 'shape 2', 'shape 0']) templates.statement(key, build, { a: 'x' });
+    expect(builds).toBe(3);
+    templates.statement('shape 3', build, { a: 'x' });
+    templates.statement('shape 2', build, { a: 'x' });
+    expect(builds).toBe(4);
+    templates.statement('shape 0', build, { a: 'x' });
+    expect(builds).toBe(5);
+  });
 });
