@@ -82,15 +82,10 @@ function sameHash(stored: string, computed: string): boolean {
 }
 
 /**
- * Authenticates every route that declares a scope, before its input is even validated. With read
- * replicas (`withWritePosition`), the caller carries the tenant's last write position too.
- *
- * A list route (`keyCheckedByList`) on a key this instance has found valid before goes on with
- * what it found then, unproven: the list's own statement checks the key (valid at this moment, of
- * that tenant, with the scope) and answers nothing if it fails, then the lookup runs and refuses
- * it exactly as it would have here. Any other answer on an unproven key (an error, a 404, a 429)
- * waits for the lookup first (settleUnprovenKey). Not with read replicas: the list may run on a
- * replica while the key must be read on the primary, with the tenant's write position.
+ * Authenticates every route that declares a scope, before its input is validated; with read
+ * replicas (`withWritePosition`) it also carries the tenant's last write position. A list route on
+ * a key found valid before goes on unproven, as the list's statement re-checks the key (decision
+ * 0017); not with replicas, where the key must be read on the primary (decision 0011).
  */
 export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>, withWritePosition = false): void {
   const known = new KnownKeys();

@@ -52,13 +52,10 @@ class AlreadyRotated extends Error {
 }
 
 /**
- * A new key with the old one's tenant and scopes; the old one keeps working until `graceEndsAt`
- * (never later than it would have anyway), then is refused as expired, naming its replacement.
- * One transaction: there is never a moment with neither key, nor two without the link.
- *
- * A key already being rotated is not rotated again: a second successor would be a live key
- * that `keys list` never names (it shows one `replaced_by`). The update only takes a key with
- * no successor yet, so two rotations racing on one key make one successor between them.
+ * A new key with the old one's tenant and scopes; the old one works until `graceEndsAt`, then is
+ * refused as expired, naming its replacement. One transaction, so there is never a moment with
+ * neither key. A key already rotated is not rotated again: a second successor would be a live
+ * key that `keys list` never names.
  */
 export async function rotateKey(
   db: Kysely<Database>,

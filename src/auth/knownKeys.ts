@@ -16,14 +16,10 @@ export interface KnownKey {
 const MAX_KNOWN = 10_000;
 
 /**
- * The keys this instance has found valid, by hash: which row, tenant and scopes each had. Never
- * taken as true: a request on a remembered key is answered only by a statement that checks the
- * key again at that moment (keyGuard), valid, of that tenant and with the scope, or after a
- * lookup of its own. What it saves is the lookup's round trip, never the check: a key revoked
- * or expired on any instance is refused on the very next request here.
- *
- * Found by the hash like the database's index finds a row: how long that takes tells nothing an
- * attacker can steer towards a key (authenticate.ts, sameHash).
+ * The keys this instance has found valid, by hash. Never taken as true: a remembered key is
+ * answered only by a statement that checks it again (keyGuard), so it saves the lookup's round
+ * trip, never the check (decision 0017). Found by hash as the database's index would, so timing
+ * tells an attacker nothing (authenticate.ts, sameHash).
  */
 export class KnownKeys {
   readonly #keys = new Map<string, KnownKey>();

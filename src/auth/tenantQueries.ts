@@ -66,15 +66,9 @@ type KeyRow = Pick<ApiKeyTable, 'id' | 'tenant_id' | 'scopes' | 'key_hash' | 're
 
 /**
  * The key with this hash, revoked and expired ones too: the caller says which it is. Nearly every
- * request runs it (a list request on a key its instance knows checks the key in the page's own
- * statement instead: knownKeys.ts), so it is compiled once per database handle and prepared by
- * name on PostgreSQL.
- * With read replicas (`withWritePosition`), the tenant's last write position too, read on the
- * primary at the request's start in the same statement: where its reads may run
- * (db/readReplicas.ts), at no round trip of its own. Without, the statement is the key alone
- * (the second lookup cost ~0.2 ms more per request on a loaded machine). Flagged bounded: one row by
- * the unique index on key_hash (and the tenant's one position row by its primary key), so on
- * SQLite it runs inline, never on a reader.
+ * request runs it, so it is compiled once per handle and prepared by name on PostgreSQL. With read
+ * replicas it also reads the tenant's last write position on the primary, at no round trip of its
+ * own (decision 0011). Bounded to one row by unique index, so on SQLite it runs inline.
  */
 export async function findKeyByHash(db: Kysely<Database>, hash: string, withWritePosition = false) {
   let templates = statements.get(db);

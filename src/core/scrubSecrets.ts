@@ -1,13 +1,10 @@
 import { utf8SequenceLength } from './utf8.ts';
 
 /**
- * Finds API keys and card numbers in text however a client spelled them, and blanks them out
- * of the text as it was given. PCI DSS 3.3–3.5 forbid a PAN in any log, and a client controls
- * how its input is encoded: `4392+6617+0605+0231`, `%34%33…`, `%2534…` (encoded twice),
- * full-width digits, `%61pk_…`. So the text is read through every layer of encoding a reader
- * (or a tool) could undo — percent-encoding (repeatedly), `+` for space, `\uXXXX` escapes,
- * compatibility forms (NFKC: full-width letters and digits) — and whatever is a secret in any
- * of those readings is cut out of the original, raw characters and all.
+ * Finds API keys and card numbers in text however a client spelled them, and blanks them out of
+ * the text as given. PCI DSS 3.3–3.5 forbid a PAN in any log, and a client controls the encoding
+ * (`4392+6617…`, `%34%33…`, double escapes, full-width digits), so the text is read through every
+ * layer a reader could undo (percent, `+`, `\uXXXX`, NFKC) and secrets are cut from the original.
  */
 
 /** Redacted spans are replaced by these markers. */

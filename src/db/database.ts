@@ -131,14 +131,10 @@ class OwnSchemaIntrospector extends PostgresIntrospector {
 }
 
 /**
- * Kysely's migration lock, as a transaction's lock instead of a session's. Kysely takes a session
- * advisory lock on the migrator's connection, then runs the migrations in a transaction on it: behind
- * a transaction pooler the two are two transactions on whatever server connections are free, the
- * unlock reaches another one, and the lock stays held by an idle server connection, so every later
- * migration of every schema waits (an hour, Kysely's lock timeout). Here the lock opens the very
- * transaction the migrations run in (Kysely's own BEGIN then only draws PostgreSQL's "already in a
- * transaction" warning), and its commit or rollback releases it. That transaction has no statement
- * timeout.
+ * Kysely's migration lock, as a transaction's lock instead of a session's. Behind a transaction
+ * pooler the session lock and its unlock land on different server connections, and the lock stays
+ * held so every later migration waits (decision 0010). Here the lock opens the transaction the
+ * migrations run in and its end releases it; that transaction has no statement timeout.
  */
 class TransactionLockedMigrations extends PostgresAdapter {
   override async acquireMigrationLock(db: Kysely<unknown>): Promise<void> {

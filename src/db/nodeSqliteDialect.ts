@@ -76,12 +76,10 @@ class NodeSqliteConnection implements DatabaseConnection {
   }
 
   /**
-   * When the current stretch of synchronous work began; undefined once the event loop has
-   * turned since (nothing of ours then holds it). Kept per connection, not per statement: a
-   * chain of short statements (the skip hops, a transaction's writes) awaits only settled
-   * promises, which let microtasks in but never I/O, so it must yield too. A statement that
-   * starts after the loop turned begins a new stretch instead of yielding at once: the request
-   * arriving after an idle spell, say, has held the loop for nothing yet.
+   * When the current stretch of synchronous work began; undefined once the event loop has turned.
+   * Per connection, not per statement: a chain of short statements awaits only settled promises,
+   * which never let I/O in, so it must yield too. A statement after the loop turned starts a new
+   * stretch rather than yielding at once (decision 0013).
    */
   #stretchStarted: number | undefined;
   #stretches = 0;

@@ -36,16 +36,10 @@ interface NodePgQuery {
 const NodePgQuery = pg.Query as unknown as new (config: unknown, values?: unknown, callback?: unknown) => NodePgQuery;
 
 /**
- * node-postgres' query, sent behind the settings when it runs outside an explicit transaction.
- *
- * Extended protocol (values, or a name): the settings statement's Parse/Bind/Execute go first in
- * the same batch, before the one Sync, so both run in one implicit transaction, in one round trip,
- * on one server connection (a pooler switches connections only at a transaction's end). Simple
- * protocol (no values): `settings; text` as one message, which PostgreSQL also runs as one
- * implicit transaction; a BEGIN goes first there (`begin …; settings`) and the settings hold to its
- * end. Either way the settings' own answer (a row of set_config's results) is dropped, so the
- * caller sees only its statement's. Inside an explicit transaction nothing is added: it got the
- * settings with its BEGIN.
+ * node-postgres' query, sent behind the settings when it runs outside an explicit transaction:
+ * both in one batch, one implicit transaction, one round trip, so a pooler keeps them on one server
+ * connection (decision 0010). The settings' own answer is dropped. Inside an explicit transaction
+ * nothing is added: it got the settings with its BEGIN.
  */
 export class StatementWithSettings extends NodePgQuery {
   #carriage: Carriage | undefined;

@@ -5,31 +5,11 @@ import { isDatabaseUnavailable, isTransactionConflict } from './databaseErrors.t
 import { PrimaryPositions } from './primaryPositions.ts';
 
 /**
- * Read replicas with read-your-writes, exactly and across instances (issue 32).
- *
- * Every write a tenant is told about recorded, before its answer, how far the primary's WAL had
- * reached after its commit (writePositions.ts); the key lookup that starts each request reads
- * that position back from the primary (so it is read at request time, on any instance, at no
- * extra round trip). A read goes to a replica only when that replica's replay position is at
- * least the tenant's: the replica then holds the tenant's every acknowledged write, and the one
- * statement that answers the read takes its snapshot after that, so a page is exactly
- * `OFFSET … LIMIT` over a snapshot that includes them. Each replica is judged on its own against
- * the position (never "some replica caught up", GitLab's bug #413203).
- *
- * A replica's replay position is remembered from its last answer: PostgreSQL's replay only
- * moves forward, so a remembered position at or past the tenant's proves the replica is far
- * enough (a stale memory can only send a read to the primary, never to a replica that lacks the
- * write). When every replica is remembered short of the position, the ones not asked within
- * ASK_AGAIN_AFTER_MS are asked again (one question per replica at a time, whoever waits for it)
- * for at most ASK_BUDGET_MS; then the primary answers. A background check (checkEveryMs) keeps
- * lag and liveness current for metrics and for tenants without recent writes.
- *
- * Besides the position: a replica that is down, no longer a standby (promoted, or a URL that
- * names a primary), or whose data may be older than the bound (REPLICA_MAX_LAG_MS) is passed
- * over, and a read that fails on a replica because it went away or was cancelled by a conflict
- * with recovery runs again on the primary. How old is measured against the primary's own WAL
- * position, sampled on this process's clock (primaryPositions.ts): a standby cut off from its
- * primary has replayed all it received, yet falls behind the primary's later samples.
+ * Read replicas with read-your-writes, exactly and across instances (issue 32, decision 0011): a read
+ * goes to a replica only when its replay position is at least the tenant's last write position, each
+ * replica judged on its own. Remembered positions only move forward, so a stale one can only send a
+ * read to the primary. Replicas down, promoted or too far behind the primary are passed over, and
+ * their failed reads rerun on the primary (decision 0060).
  */
 
 /** A replica asked less than this long ago is not asked again for a read that finds it short. */

@@ -6,13 +6,10 @@ import { READ_ONLY_QUESTION } from './readOnlyQuestion.ts';
 export type Readiness = 'ready' | 'not-answering' | 'read-only';
 
 /**
- * Whether the database can serve this instance now: it answers a query within `timeoutMs`, and
- * (PostgreSQL) takes writes. A primary that came back as a standby after a failover
- * (`pg_is_in_recovery()`), or a database set read-only (`transaction_read_only`, from
- * `default_transaction_read_only`), answers every read and refuses every write: a load balancer
- * should send clients to an instance whose database takes them. With several hosts in
- * DATABASE_URL, a connection is only ever made to one that takes writes: none taking them is
- * read-only when each answered, else not answering.
+ * Whether the database can serve this instance now: it answers within `timeoutMs` and (PostgreSQL)
+ * takes writes. A primary back as a standby, or a database set read-only, answers reads and refuses
+ * every write, so a load balancer should send clients elsewhere. With several hosts in DATABASE_URL
+ * only one that takes writes is ever connected to (decision 0071).
  */
 export async function databaseReadiness(db: Db, timeoutMs = DEFAULT_PING_TIMEOUT_MS): Promise<Readiness> {
   const probe = db.dialect === 'postgres' ? sql.raw<{ read_only: boolean }>(READ_ONLY_QUESTION) : sql<{ read_only: boolean }>`select 0 as read_only`;

@@ -18,13 +18,10 @@ export interface SettingsOptions {
 }
 
 /**
- * Ours (they come after, and override, the settings in DATABASE_URL's own `options`):
- * - TimeZone UTC and DateStyle ISO: timestamps come back in the form timestamptzText.ts reads
- *   fastest (it reads any other offset exactly too).
- * - JIT off: a generic plan's cost estimate on a 10M-row table passes jit_above_cost, and
- *   compiling then took 175 ms of a 0.1 ms page (measured); these are short OLTP statements.
- * - plan_cache_mode: a named statement keeps one generic plan per connection
- *   (preparedStatements.ts); without named statements there is no plan cache to steer.
+ * Ours, overriding DATABASE_URL's own `options`: TimeZone UTC and DateStyle ISO, the form
+ * timestamptzText.ts reads fastest; JIT off, as these short OLTP statements would pay a compile
+ * a generic plan's cost estimate triggers; plan_cache_mode only with named statements
+ * (preparedStatements.ts), which keep one generic plan per connection (decision 0010).
  */
 export function sessionSettings(options: SettingsOptions): Setting[] {
   const settings = new Map<string, string>();

@@ -23,14 +23,10 @@ export interface SnapshotReader {
   /** All rows of a short statement (a count). */
   all<R>(query: CompiledQuery): Promise<R[]>;
   /**
-   * The one column of a statement, each value followed by a newline, as bytes, in chunks: no
-   * string or row object is made per value. PostgreSQL: the text as the server sends it
-   * (COPY … TO STDOUT, with no statement timeout: the reader paces it), in chunks of whatever
-   * size they arrive; stopping the iteration midway
-   * ends the connection (a COPY cannot be left any other way) and `close()` then only gives it
-   * up. SQLite: on the snapshot's worker thread, each value (a row as an array, no object)
-   * encoded or copied straight into 128 KiB chunks, moved over as they fill. The values must
-   * hold no raw line break, as JSON text never does.
+   * The one column of a statement, each value followed by a newline, as bytes in chunks, with no
+   * string or row object per value (decision 0008). PostgreSQL: COPY … TO STDOUT, paced by the
+   * reader; stopping midway ends the connection. SQLite: on the snapshot's worker, in 128 KiB
+   * chunks. The values must hold no raw line break, as JSON text never does.
    */
   lines(query: CompiledQuery): AsyncGenerator<Buffer>;
   close(): Promise<void>;
@@ -136,12 +132,10 @@ async function postgresSnapshot(pool: pg.Pool, options: SnapshotOptions): Promis
 }
 
 /**
- * SQLite: a second, read-only connection to the same file, in a read transaction, on a worker
- * thread of its own (sqliteSnapshotWorker.ts). In WAL mode it keeps its snapshot while the app's
- * own connection goes on writing. node:sqlite is synchronous: on the request thread a count of
- * 1M rows held every other request for about a second, and so did each read of a page the OS no
- * longer had in its cache. On the worker nothing of the export's reading waits on that thread;
- * `lines` chunks are moved over as they are made, at most two ahead of the reader.
+ * SQLite: a second, read-only connection to the same file, in a read transaction, on a worker thread
+ * of its own (sqliteSnapshotWorker.ts), keeping its WAL snapshot while the app goes on writing.
+ * node:sqlite is synchronous, so on the request thread an export's reads held every other request
+ * (decision 0008); chunks are moved over as made, at most two ahead of the reader.
  */
 async function sqliteSnapshot(main: DatabaseSync): Promise<SnapshotReader> {
   const path = main.location();

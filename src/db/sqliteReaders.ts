@@ -22,12 +22,10 @@ export interface ReadersOptions {
   /** Readers running statements at once. */
   size?: number;
   /**
-   * Readers given up on (past the limit) that may still be running their statement. node:sqlite
-   * has no sqlite3_interrupt and no progress handler, and terminating a worker thread stops it
-   * only when it next runs JavaScript: a statement inside sqlite3_step runs to its end (measured:
-   * a 10 s statement, terminated after 0.3 s, exited after 10 s). Each such thread holds a core and
-   * a WAL read mark meanwhile, so there are at most this many; with all taken, no new reader is
-   * started and statements wait for one until their own limit, then answer 503 too.
+   * Readers given up on (past the limit) that may still be running their statement: node:sqlite
+   * cannot interrupt a statement, and terminating a worker waits for its step to end. Each holds a
+   * core and a WAL read mark meanwhile, so there are at most this many; with all taken, statements
+   * wait for a reader until their own limit, then answer 503 (decision 0013).
    */
   maxAbandoned?: number;
 }

@@ -23,14 +23,10 @@ const MAX_TEMPLATES = 1000;
 export const MAX_TEMPLATE_CHARS = 4_000_000;
 
 /**
- * Compiled statements per list shape. Building and compiling a Kysely query cost more than
- * running the bucket statement of a deep page (~120 µs of ~250 µs per request, profiled), and
- * its SQL text depends only on the shape of the list (filters, sort, which counts place it),
- * never on the values. So a statement is built once per shape, with a placeholder wherever a
- * value goes, and each request gets the same SQL with its own values put in the placeholders'
- * places. Only the values passed to `statement` may vary between requests of one key: anything
- * the builder decides from a value (how many values a filter has, which counts apply) belongs
- * in the key.
+ * Compiled statements per list shape: building and compiling a Kysely query cost more than running
+ * a deep page's statement, and its SQL depends only on the shape (decision 0006). Each request gets
+ * the same SQL with its own values in the placeholders, so anything the builder decides from a
+ * value (how many values a filter has, which counts apply) belongs in the key.
  */
 export class StatementTemplates {
   /**

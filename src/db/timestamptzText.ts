@@ -1,13 +1,8 @@
 /**
  * PostgreSQL's text of a `timestamptz` (DateStyle ISO) as an RFC 3339 instant in UTC with
- * milliseconds, the form every timestamp of this API takes: `2026-05-01 14:00:00.12+02` →
- * `2026-05-01T12:00:00.120Z`.
- *
- * The text carries the offset of the session's TimeZone, and that is not always UTC: a server
- * set to `Europe/Berlin`, or a pooler that drops the session's TimeZone, hands over `+01`/`+02`,
- * India `+05:30`, Newfoundland `-03:30`, and zones before standard time offsets in seconds
- * (Berlin's LMT, `+00:53:28`). So the offset is read, whatever it is, and subtracted exactly.
- * Digits past the millisecond are cut, as `Date` cuts them.
+ * milliseconds: `2026-05-01 14:00:00.12+02` → `2026-05-01T12:00:00.120Z`. The session's TimeZone
+ * is not always UTC (a server's zone, a pooler dropping it), and offsets can be `+05:30` or in
+ * seconds (LMT), so the offset is read and subtracted exactly; digits past the ms are cut.
  */
 const TIMESTAMPTZ = /^(\d{4,})-(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)(?:\.(\d{1,6}))?([+-])(\d\d)(?::(\d\d))?(?::(\d\d))?( BC)?$/;
 

@@ -20,18 +20,11 @@ function lockColumns(name: string) {
 }
 
 /**
- * Takes a lock on `name` until the transaction ends, or answers false at once when another
- * transaction holds it, on any instance. PostgreSQL: a transaction-scoped advisory lock, and the
- * transaction bounded as its holder: idle, by ABANDONED_TRANSACTION_MS; in a statement (waiting
- * for a row lock, say) whose client died, by the client check (without it the statement would
- * run on to its end before noticing). SQLite: a write transaction holds the whole file, so no
- * other can be running: always true.
- *
- * Then, only when the lock was taken, inserts `row` into `table` unless a row with the same
- * `conflict` columns is there (`inserted` says whether it went in): one statement and one round
- * trip on PostgreSQL, where the lock and the insert were two. The insert waits for nothing when the lock is refused (a row another
- * transaction inserted and has not committed would make it wait for that transaction): its
- * select reads the lock's answer first.
+ * Takes a lock on `name` until the transaction ends, or answers false at once when another holds it,
+ * on any instance; then inserts `row` unless a row with the same `conflict` columns is there, in one
+ * statement. PostgreSQL: a transaction advisory lock, its holder bounded when idle or its client
+ * dead (decision 0061); the insert reads the lock's answer first so it never waits. SQLite: a write
+ * transaction holds the whole file, so always true.
  */
 export async function tryTransactionLockAndInsert<T extends keyof Database & string>(
   trx: Transaction<Database>,

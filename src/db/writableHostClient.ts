@@ -38,17 +38,10 @@ function isFinal(error: unknown): boolean {
 }
 
 /**
- * libpq's `target_session_attrs=read-write` for node-postgres, which has no multi-host support:
- * a client class for pg.Pool that, on connect, tries the hosts (the one that last took a
- * writable connection first, then the rest in the URL's order), each within its share of the
- * connect timeout, and keeps the first connection that takes writes. Whether it does is read from
- * what the server reports at connect (`in_hot_standby`, `default_transaction_read_only`: no round
- * trip) or, when it reports neither, asked. A host unreachable, refusing, or read-only is passed
- * over; when every host is, connect fails with NoWritableHost (a 503), naming each and why; when
- * every host gave the same kind of final refusal (a wrong password), that refusal itself.
- *
- * `Base` is pg.Client or poolerSafeClient's class: behind a pooler (`behindPooler`) the question
- * is always asked, and carries the settings like any other statement.
+ * libpq's `target_session_attrs=read-write` for node-postgres: a pg.Pool client that tries the hosts
+ * (last writable first) and keeps the first connection that takes writes; when none does, connect
+ * fails with NoWritableHost (a 503) naming each (decision 0071). `Base` is pg.Client or
+ * poolerSafeClient's class, whose question carries the settings behind a pooler (decision 0010).
  */
 export function writableHostClient(Base: typeof pg.Client, hosts: PostgresHost[], behindPooler = false): typeof pg.Client {
   const choice: HostChoice = { lastWritable: 0 };

@@ -39,13 +39,9 @@ const RERUN_DELAY_MS = 20;
 
 /**
  * Runs `work` in one transaction of `db`: committed when it resolves, rolled back when it throws.
- *
- * A PostgreSQL serialization failure or deadlock (40001, 40P01) means the server rolled the whole
- * transaction back because of a concurrent one: it runs again from the start, up to
- * WRITE_ATTEMPTS times in all, then the error goes up (a 503, databaseErrors.ts). So `work` may
- * run more than once: it must do nothing that outlives its transaction, or do it once (see the
- * payment route's authorization). No other failure is rerun: after a lost connection the commit
- * may have happened, and the client's Idempotency-Key is what makes that retry safe.
+ * A serialization failure or deadlock (40001, 40P01) runs it again, up to WRITE_ATTEMPTS times, so
+ * `work` must do nothing that outlives its transaction. No other failure is rerun: after a lost
+ * connection the commit may have happened, and the Idempotency-Key makes the client's retry safe.
  */
 export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {

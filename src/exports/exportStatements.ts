@@ -16,11 +16,9 @@ import {
 
 /**
  * SQLite: the plan of a keyed filter (a card's last four, a reference, an email) for the whole list,
- * chosen by its counts as a page's is (keyedFilters.ts): one page as long as the list, nothing
- * skipped, as many rows as the keyed filter holds (an upper bound of the list's). SQLite keeps no
- * statistics: at 1M payments it counted and read `card_last4=1097&amount≥1000` (1,567 rows)
- * along the amount index, each of ~700k rows read to test its last four, 5.9 s each (the export
- * 13 s). The counts are read before the snapshot: they choose a plan, never an answer.
+ * chosen by its counts as a page's is (keyedFilters.ts, decision 0028): SQLite keeps no statistics,
+ * so it would walk the wrong index. The counts are read before the snapshot: they choose a plan,
+ * never an answer.
  */
 async function keyedExportPlan(db: Kysely<Database>, dialect: Dialect, table: ListTable, scope: ListScope, query: ListQuery): Promise<KeyedPlan | undefined> {
   const keyed = dialect === 'sqlite' ? keyedConditionOf(table, scope, query) : undefined;

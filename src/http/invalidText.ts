@@ -2,12 +2,9 @@ import type { FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fast
 import { issue, validationProblem } from '../core/problem.ts';
 
 /**
- * Text a client sends must be text both databases store as sent:
- * - no U+0000: PostgreSQL cannot store it, SQLite would keep it and compare it oddly;
- * - valid Unicode: a lone surrogate (`"\ud800"` in JSON) has no UTF-8 form, so it came back as
- *   U+FFFD (on SQLite a list and a single read then disagreed); bytes that are not UTF-8 reach
- *   here as lone surrogates too (jsonBody.ts), instead of silently becoming U+FFFD.
- * Refused up front, with the field named, on either database.
+ * Text a client sends must be text both databases store as sent: no U+0000 (PostgreSQL cannot store
+ * it) and valid Unicode (a lone surrogate has no UTF-8 form, and bytes that are not UTF-8 reach here
+ * as lone surrogates, jsonBody.ts). Refused up front, with the field named, on either database.
  */
 export const NUL_MESSAGE = 'must not contain the NUL character (U+0000)';
 export const NOT_UNICODE_MESSAGE = 'must be valid Unicode text (UTF-8, no lone surrogates)';

@@ -4,15 +4,10 @@ import { Problem } from '../core/problem.ts';
 import { utf8SequenceLength } from '../core/utf8.ts';
 
 /**
- * JSON bodies are UTF-8 (RFC 8259 §8.1), read from their bytes here instead of by Fastify's
- * string reader, which turned bytes that are not UTF-8 into U+FFFD without a word and ignored a
- * `charset` that said the text was something else (an ISO-8859-1 body was stored garbled).
- *
- * - A `charset` other than UTF-8 is a 415: we do not guess at other encodings.
- * - A byte that is not part of well-formed UTF-8 becomes a lone surrogate (U+DC80–U+DCFF, as
- *   Python's "surrogateescape"): inside a JSON string the text check (invalidText.ts) then
- *   answers a 422 naming the field; anywhere else the JSON is not valid and the answer is a 400.
- *   A lone surrogate character is not a JSON escape, so nothing around it can change its meaning.
+ * JSON bodies are UTF-8 (RFC 8259 §8.1), read from their bytes here: Fastify's reader turned bad
+ * bytes into U+FFFD silently and ignored `charset`. Another `charset` is a 415. A byte that is not
+ * well-formed UTF-8 becomes a lone surrogate (as "surrogateescape"): in a string invalidText.ts then
+ * answers a 422 naming the field, elsewhere the JSON is invalid and the answer is a 400.
  */
 
 const UTF8 = new Set(['utf-8', 'utf8']);

@@ -4,12 +4,10 @@ import type { FastifyServerOptions } from 'fastify';
 import { scrubSecrets } from '../core/scrubSecrets.ts';
 
 /**
- * Secrets never reach a log line (PCI DSS 3.3–3.5: no PAN or CVC in logs). Two layers:
- * headers and body fields that carry them are censored by path wherever they appear in a logged
- * object; and every line, just before it is written, has every text in it (URLs, headers, error
- * messages and stacks, messages of Fastify's own, the request id) scrubbed by `scrubSecrets`,
- * which reads through percent-, plus- and escape-encodings. Scrubbing the written line, not
- * chosen fields, is what makes it hold for lines we did not think of.
+ * Secrets never reach a log line (PCI DSS 3.3–3.5). Two layers: headers and body fields that carry
+ * them are censored by path, and every line, just before it is written, is scrubbed whole by
+ * `scrubSecrets`. Scrubbing the written line, not chosen fields, is what makes it hold for lines we
+ * did not think of.
  */
 export const REDACTED_PATHS = [
   'req.headers.authorization',

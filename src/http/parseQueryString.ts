@@ -7,12 +7,10 @@ import { bracketName } from '../core/queryErrors.ts';
 import { queryShapeProblem } from './queryShape.ts';
 
 /**
- * Bracket-aware query parsing (`filter[amount][gte]=5` → nested objects) with bounds, so a
- * hostile query cannot make us build deep or huge structures. Repeated keys become arrays,
- * which the schemas then reject for every parameter that takes one value.
- *
- * Beyond a bound the request is refused with a problem naming the parameter, never parsed
- * into something silently different (qs on its own truncates and flattens).
+ * Bracket-aware query parsing (`filter[amount][gte]=5` → nested objects) with bounds, so a hostile
+ * query cannot make us build deep or huge structures. Repeated keys become arrays, which the schemas
+ * reject where one value is taken. Beyond a bound the request is refused naming the parameter, never
+ * parsed into something silently different (qs on its own truncates and flattens).
  */
 export const QUERY_LIMITS = { maxLength: 8192, depth: 3, parameterLimit: 100, arrayLimit: 20 };
 

@@ -6,15 +6,10 @@ import { malformedRequest, Problem } from '../core/problem.ts';
 import { BASELINE_SECURITY_HEADERS } from '../limits/securityHeaders.ts';
 
 /**
- * HTTP that Node answers on its own, before or beside Fastify, answered like everything else:
- * a problem document with the security headers and a request id.
- *
- * - Parser errors, oversized headers, a request not received in time (`clientError`): written
- *   straight to the socket, which is then closed.
- * - A request without `Host`, or with an `Expect` other than 100-continue: Node would answer a
- *   bare 400 or 417; it is let through (requireHostHeader off, a checkExpectation listener) and
- *   refused by an onRequest hook, through Fastify like any other problem.
- * - CONNECT: Node would close the socket without a word; it gets a 405.
+ * HTTP that Node answers on its own, answered like everything else: a problem document with the
+ * security headers and a request id. Parser errors and timeouts (`clientError`) are written to the
+ * socket, then closed; a missing `Host` or an odd `Expect` is let through and refused by an onRequest
+ * hook; CONNECT, which Node would close without a word, gets a 405.
  */
 
 /** Node's own test for "100-continue" in an Expect header (lib/_http_server.js), which Node answers itself. */

@@ -2,18 +2,10 @@ import { issue, validationProblem, type Problem } from '../core/problem.ts';
 import { bracketName } from '../core/queryErrors.ts';
 
 /**
- * The shapes of a query string that qs would read as something other than what was written —
- * dropping a pair, a key or part of a name without a word — are refused here, before it reads
- * them, with a 422 naming the parameter:
- *
- * - a name or value whose percent-escapes are not UTF-8 (qs keeps the escapes as text: a filter
- *   would then search for `%ED%A0%80` literally; this also keeps lone surrogates out);
- * - a name that is not `name` or `name[key]…` (unbalanced brackets, text after a `]`, an empty
- *   name: qs drops the rest or the whole pair);
- * - `__proto__` as a name or key at any depth (qs drops it, so `filter[__proto__]=1` became the
- *   unfiltered list); `constructor` and `prototype` reach the schemas as ordinary keys;
- * - a name given both with a value and with keys (`filter[amount]=1&filter[amount][gte]=2`:
- *   qs merges them into an object with a key `1`).
+ * Query-string shapes that qs would read as something other than what was written are refused here
+ * with a 422 naming the parameter: percent-escapes that are not UTF-8, a malformed `name[key]…`,
+ * `__proto__` at any depth (qs drops it, unfiltering the list), and a name given both with a value
+ * and with keys (qs merges them).
  */
 
 const NAME = /^[^[\]]+(?:\[[^[\]]*\])*$/;

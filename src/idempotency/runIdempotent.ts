@@ -46,13 +46,10 @@ function isKeptRefusal(error: unknown): error is Problem {
 type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
 
 /**
- * Claims the key inside the write's own transaction, or says what an earlier request with it
- * already answered. The claim commits only with the write and its stored answer: a request
- * that fails or dies (a 503 in an outage, a crash) leaves nothing behind, so a retry runs as
- * soon as the database answers; one whose process died, as soon as its transaction is gone
- * (transactionLock.ts says how soon). A request still running holds the key's lock, which any
- * instance sees: a duplicate gets a 409 (on SQLite, where one write runs at a time, it waits
- * for the first and gets the replay).
+ * Claims the key inside the write's own transaction, or says what an earlier request already answered.
+ * The claim commits only with the write, so a request that fails or dies leaves nothing behind and a
+ * retry runs as soon as its transaction is gone (transactionLock.ts). A request still running holds
+ * the key's lock: a duplicate gets a 409 (on SQLite it waits and gets the replay).
  */
 async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
   const row = { tenant_id: tenantId, key, request_hash: hash, created_at: new Date(now).toISOString() };

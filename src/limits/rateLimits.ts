@@ -31,12 +31,10 @@ function tooManyRequests(who: string, outcome: Outcome & { isAllowed: false }, w
 }
 
 /**
- * Two budgets, counted by @fastify/rate-limit in memory or in Redis:
- * - per client address, checked before authentication, so a flood of bad keys is throttled
- *   before it costs a key lookup;
- * - per API key (bucketed by the key's SHA-256, never the key), checked right after
- *   authentication, so one busy caller cannot starve the others.
- * Returns the two onRequest hooks for buildApp to place around authentication.
+ * Two budgets, counted by @fastify/rate-limit in memory or in Redis: per client address before
+ * authentication, so a flood of bad keys costs no key lookups; per API key (by its SHA-256) after,
+ * so one busy caller cannot starve the others. Returns the two onRequest hooks for buildApp to place
+ * around authentication.
  */
 export async function rateLimits(app: FastifyInstance, options: RateLimitOptions) {
   const none = async () => {};

@@ -16,13 +16,10 @@ function layoutOf(schema: TSchema) {
 }
 
 /**
- * `JSON.stringify` of a stored record trimmed to the fields in `keep` (in the record's order), for
- * records of `schema`: `trim` itself, quicker for the records nearly all are. When every kept
- * field is a top-level string, integer or boolean, the pattern that cuts CSV cells out of a
- * record laid out as its schema says (recordLayout) cuts them out here too, and the captured texts
- * are what JSON.stringify writes for them (a string with nothing to escape, an integer as JSON
- * writes it, true, false, null), so nothing is parsed. Any other record or fieldset goes to
- * `trim`. Measured on stored payments, `fields[payments]=id,amount,status`: see docs/performance.md.
+ * `JSON.stringify` of a stored record trimmed to the fields in `keep`, for records of `schema`: `trim`
+ * itself, quicker for nearly all records. When every kept field is a top-level scalar, the CSV
+ * pattern (recordLayout) cuts them out and its captures are already JSON, so nothing is parsed
+ * (decision 0009). Anything else goes to `trim`.
  */
 export function fieldsetRenderer(schema: TSchema, keep: ReadonlySet<string>, trim: (row: string) => string): (row: string) => string {
   const { columns, layout } = layoutOf(schema);

@@ -140,13 +140,10 @@ export interface RowSink {
   accounts(rows: Iterable<AccountTable>): Promise<void>;
   payments(rows: Iterable<SeedPayment>): Promise<void>;
   /**
-   * Adds to list_counts, then to list_buckets, rows given merged and in the global order
-   * (countRows, CreatedRowsTally.bucketRows): the order every writer locks them in.
-   * `newBuckets`: the caller made sure the tenant has no list_buckets rows and none can appear
-   * before it commits (a load in one transaction, payments locked): PostgreSQL then COPYs them
-   * rather than upserting (a quarter of the backend's CPU; a conflict would fail the load, not
-   * miscount). Then the metadata value counts of the entries the sink wrote since the last
-   * adjust (tallied on the way: ValueCountTally), in the shard of `counts`.
+   * Adds to list_counts, then list_buckets, rows merged and in the global order every writer locks
+   * them in. `newBuckets`: the tenant has no list_buckets rows and none can appear before commit, so
+   * PostgreSQL COPYs them rather than upserting (decision 0018). Then the metadata value counts of the
+   * entries written since the last adjust (ValueCountTally), in the shard of `counts`.
    */
   adjust(counts: Iterable<CountRow>, buckets: Iterable<BucketRow>, newBuckets?: boolean): Promise<void>;
   /**

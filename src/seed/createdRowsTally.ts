@@ -62,22 +62,11 @@ const TALLIED_SLICES = BUCKETED_SLICES.map((s) => ({
 }));
 
 /**
- * The count and bucket deltas of many rows created together (a batch of the seed command, or a
- * whole load in one transaction), tallied as they come: what paymentCountKeys / accountCountKeys /
- * paymentBucketDeltas(undefined, p) for each row would add up to after mergeDeltas (a test holds
- * them equal), without a dozen objects and key strings per row.
- *
- * Buckets are tallied at each slice's finest level only, then summed up the coarser levels:
- * levels nest (sortBuckets.ts), so the lowest value of a finest bucket lies in the same coarser
- * buckets as every other value in it.
- *
- * What one account's slices hold (its counts by status, currency and card brand; its buckets
- * by day and by two leading digits of the amount) grows with the accounts: ~400 entries an
- * account at 1,000 payments each, gigabytes for a load over many accounts. `accountEntries` tells
- * how many are held; `rows('accounts')` hands them out and `clearAccounts()` lets them go, so a
- * long load writes them out as they pile up (seedInOneTransaction.ts): every row is additive.
- * The rest (the tenant's whole list, each status, currency, card brand and pair) is bounded
- * whatever the number of accounts: by the few values of those dimensions and the time span.
+ * The count and bucket deltas of many rows created together, tallied as they come: what the per-row
+ * key functions would add up to after mergeDeltas (a test holds them equal), without their objects.
+ * Buckets are tallied at the finest level and summed up the nested coarser ones. Account slices grow
+ * with the accounts, so a long load writes them out as they pile up (`accountEntries`,
+ * `clearAccounts`); the rest is bounded by the few dimension values (decision 0018).
  */
 export class CreatedRowsTally {
   readonly #accounts = new Map<string, { status: string; currency: string; n: number }>();

@@ -19,23 +19,10 @@ interface Deferred {
 }
 
 /**
- * PostgreSQL checks a foreign key with a trigger per inserted row, each a query of its own
- * (`select 1 from accounts where id = $1 for key share`): a 1M-payment load makes ~3.8M of them
- * (payments' tenant and account, every list_buckets row's tenant), the largest part of the
- * server's CPU in its rows and counts (docs/performance.md, "Seeding").
- *
- * A load in one transaction instead writes a table's rows with `session_replication_role =
- * replica` (no per-row triggers), for that statement only, noting the distinct values its
- * rows reference; when the statement ends, the values it referenced first are looked up, one
- * statement per key, and locked FOR KEY SHARE, as the triggers would have by then, and a
- * missing one fails the load (it rolls back). What is checked, and when its locks are taken,
- * is the same (at the statement's end); only how: once per value rather than once per row.
- *
- * Only where that is all the triggers do: a table with any other trigger (or a rule, or a
- * foreign key of several columns) keeps its triggers, and so does every table when the role
- * may not set session_replication_role (a superuser, or one granted SET on it: tried in a
- * savepoint). Statements not written through `around` run as always. The rows are one tenant's:
- * a lookup in a table of tenants' rows names that tenant, so it reads one tenant's (one shard's) rows.
+ * A load in one transaction writes a table's rows with `session_replication_role = replica` (no
+ * per-row FK triggers), then looks up and locks FOR KEY SHARE each distinct referenced value once at
+ * the statement's end, failing the load on a missing one: the same check, once per value rather than
+ * per row (decision 0022). Only where FK triggers are all a table has and the role may set it.
  */
 export class DeferredForeignKeys {
   readonly #tables = new Map<string, Deferred | undefined>();

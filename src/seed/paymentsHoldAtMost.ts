@@ -2,12 +2,10 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 
 /**
- * Whether `payments` holds at most `limit` rows, for choosing how a seed loads (seedTenant.ts):
- * a choice of speed, never of rows. SQLite counts at most `limit + 1` rows. PostgreSQL asks the
- * catalog instead (the planner's own estimate: the density of the last VACUUM or ANALYZE times
- * the pages now), as a count of every tenant's rows is the one statement of a seed that would
- * name no tenant (on Citus, a statement on every shard). An empty heap holds none; a table never
- * analyzed is taken as too large, so the load goes in batches, the way that suits a live table.
+ * Whether `payments` holds at most `limit` rows, for choosing how a seed loads (seedTenant.ts): a choice
+ * of speed, never of rows. SQLite counts at most `limit + 1` rows; PostgreSQL asks the planner's
+ * estimate, as a count would be the seed's one statement naming no tenant (every shard on Citus).
+ * A table never analyzed is taken as too large, so the load goes in batches.
  */
 export async function paymentsHoldAtMost(db: Db, limit: number): Promise<boolean> {
   if (db.dialect === 'sqlite') {

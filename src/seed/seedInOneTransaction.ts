@@ -97,22 +97,10 @@ export class LoadFailed extends Error {
 const POSTGRES_INDEX_MEMORY = '256MB';
 
 /**
- * Loads the rest of a run as ONE transaction: the run's progress claimed first (a second process
- * on the same run waits on its row, then finds it taken), payments' secondary indexes dropped,
- * the rows loaded, the indexes built again from the catalog's own definitions, then the counts
- * and buckets of every loaded row added once (tallied as the rows are made, exact), and commit.
- *
- * Building an index once over the loaded rows costs a sort; keeping 13 of them up to date costs
- * every row 13 B-tree inserts at random places (docs/performance.md, "Seeding"). And an
- * interrupted load (an error, a killed process, the signal) leaves the database as it was,
- * indexes included (both databases' DDL is transactional); readers never see part of it.
- *
- * The price: the table is the load's until it commits. PostgreSQL's DROP INDEX locks payments
- * ACCESS EXCLUSIVE (every read and write of payments waits for the whole load); SQLite's one
- * write lock is held throughout (readers go on reading the snapshot before it). Hence only for
- * loading a database (seedTenant chooses it when payments holds fewer rows than the load).
- *
- * Returns where the time went, or false when stopped by the signal (everything rolled back).
+ * Loads the rest of a run as ONE transaction: progress claimed, payments' secondary indexes dropped,
+ * rows loaded, indexes rebuilt, counts added once, commit. An interrupted load leaves the database as
+ * it was; the price is the table locked for the whole load, so only for loading a database
+ * (decision 0018). Returns where the time went, or false when stopped by the signal.
  */
 export async function seedInOneTransaction(db: Db, inserter: BulkInserter, load: WholeLoad): Promise<LoadPhases | false> {
   const { basis, from } = load;

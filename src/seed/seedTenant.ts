@@ -103,16 +103,10 @@ async function inOneTransaction(db: Db, mode: SeedMode, payments: number): Promi
 }
 
 /**
- * Adds exactly N accounts and M payments to a tenant (created if missing), in batches that
- * each commit their rows, the exact count and bucket deltas they make, and the run's progress
- * in one transaction: counts are right after every commit, whatever other writers do meanwhile.
- * Or, loading a database (SeedOptions.mode), the rest of the run as one transaction
- * (seedInOneTransaction.ts): all or nothing, counts exact at its commit.
- *
- * A run is identified by its arguments (tenant, seed, counts, until). Calling again with the
- * same arguments continues an interrupted run from its last committed batch, with the rows an
- * uninterrupted run would have made, and adds nothing once the run is complete. The same seed
- * on the same starting data gives the same rows; other arguments are a new run adding new rows.
+ * Adds exactly N accounts and M payments to a tenant (created if missing), in batches that each commit
+ * their rows, counts and progress together, or loading a database as one transaction (decision 0018).
+ * A run is identified by its arguments: calling again continues an interrupted run from its last
+ * committed batch with the same rows, and adds nothing once complete.
  */
 export async function seedTenant(db: Db, options: SeedOptions): Promise<SeedResult> {
   const tenant = await findOrCreateTenant(db.kysely, options.tenant);

@@ -5,26 +5,10 @@ import type { Db } from '../db/database.ts';
 export type LoadJournal = 'wal' | 'rollback';
 
 /**
- * Runs a SQLite load in one transaction through a rollback journal instead of the WAL, when
- * payments is empty and no other connection has the database open; otherwise as it is (WAL;
- * PostgreSQL: `work(undefined)`).
- *
- * Why: an uncommitted transaction's pages live in the WAL, and every page SQLite reads that is
- * not in its cache is looked up in the WAL index first, one hash table per 4,096 frames, newest
- * to oldest. Each of the 13 CREATE INDEX reads the whole loaded table, so a load's index builds
- * cost pages × frames: superlinear, 10M payments (a 9 GB WAL before the builds, 20 GB and
- * growing during them) did not finish its builds in 22 minutes where 1M takes half a minute.
- * With a rollback journal the loaded pages go to the database file and are read from there;
- * into an empty table the journal holds only the few pages that existed before (new pages past
- * the file's end are not journaled), and the commit has no checkpoint to copy.
- *
- * What it keeps: an interrupted load (error, signal, killed process) leaves the database as it
- * was: the rollback, or the next connection to open the file, plays the journal back and cuts
- * the file to its old size; every open sets WAL again (openSqlite). Counts are exact either way.
- * What it gives up, for a database whose payments are empty: during the load another process
- * cannot open or read it (it waits its lock timeout and fails) where in WAL it would read the
- * snapshot before the load. The switch needs no other connection open, so a serving process
- * keeps the WAL path; so does a load into a table that already has rows.
+ * Runs a SQLite load in one transaction through a rollback journal instead of the WAL, when payments
+ * is empty and no other connection has the database open; otherwise as it is. Uncommitted pages in the
+ * WAL make each index build's reads superlinear (decision 0019). An interrupted load still rolls back,
+ * and every open sets WAL again; other processes cannot read during the load.
  */
 export async function withLoadJournal<T>(db: Db, work: (journal: LoadJournal | undefined) => Promise<T>): Promise<T> {
   if (db.native.dialect !== 'sqlite') return work(undefined);

@@ -16,15 +16,10 @@ const SWEEP_BATCH = 100;
 const inOrderPending = sql<SqlBool>`status = 'pending' and in_order = 1`;
 
 /**
- * Ordering per endpoint. Of an endpoint's in-order pending deliveries only one, its head, has a
- * `next_attempt_at` (due, claimed or waiting for a retry); the others are queued with none. The
- * claim takes only due rows, so an endpoint is sent one event at a time, and a head that fails
- * holds the rest back until it succeeds or is given up. When the head is done, the next in
- * event order (`created_at`, then `event_id`) becomes the head, in the same transaction.
- *
- * Every promotion runs with the endpoint's row locked (`FOR UPDATE` on PostgreSQL; a SQLite
- * write transaction holds the whole file), so two senders never both make a head for one
- * endpoint: the second sees the first's head and leaves it.
+ * Ordering per endpoint: of its in-order pending deliveries only the head has a `next_attempt_at`, and
+ * the claim takes only due rows, so an endpoint gets one event at a time and a failing head holds the
+ * rest back. When the head is done the next in event order becomes head, in the same transaction,
+ * with the endpoint's row locked so two senders never both make one (decision 0070).
  */
 
 /** An endpoint, as every statement about it names it: with its tenant (docs/scaling.md, Citus). */
@@ -151,11 +146,9 @@ export async function tenantWork(db: Db['kysely'], tenantId: string, now: Date):
 
 /**
  * For one tenant: makes the heads of its idle endpoints (with `sweep`), then claims its due
- * deliveries: their `next_attempt_at` moves past the attempt (a lease) in the claiming
- * transaction. On PostgreSQL `FOR UPDATE SKIP LOCKED` lets every instance and worker claim at
- * once, each a different set; on SQLite a write transaction holds the whole file, so one claim
- * runs at a time. Either way no two senders hold the same delivery; and as only heads are due,
- * no two hold one endpoint's in-order deliveries. Every statement names the tenant.
+ * deliveries, moving `next_attempt_at` past the attempt as a lease. PostgreSQL's SKIP LOCKED lets
+ * every sender claim at once; SQLite runs one claim at a time. No two senders hold one delivery or one
+ * endpoint's in-order deliveries; every statement names the tenant (decision 0070).
  */
 export async function claimDue(db: Db, tenantId: string, now: Date, leaseMs: number, limit: number, sweep: boolean): Promise<Delivery[]> {
   return inWriteTransaction(db, async ({ trx }) => {

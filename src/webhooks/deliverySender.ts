@@ -127,13 +127,10 @@ export interface DeliverySender {
 }
 
 /**
- * The sender: every `pollMs`, and whenever a slot frees, it claims due deliveries (up to
- * MAX_IN_FLIGHT in flight) and sends them, until stopped. Each claimed delivery starts a chain:
- * when an in-order one is done, the endpoint's next is claimed in the same transaction and sent
- * straight after, so a backlog drains at the receiver's pace, one request at a time, while
- * other endpoints' chains run beside it. A delivery whose attempt was cut short (SIGKILL, a
- * crash) is claimed again when its lease ends: at least once; the receiver drops a repeat by
- * its `webhook-id`.
+ * The sender: every `pollMs`, and whenever a slot frees, claims due deliveries (up to MAX_IN_FLIGHT)
+ * and sends them. A done in-order delivery claims the endpoint's next in the same transaction, so a
+ * backlog drains at the receiver's pace beside other endpoints' chains. A cut-short attempt is
+ * claimed again when its lease ends: at least once, the receiver dropping repeats by `webhook-id`.
  */
 export function startDeliverySender(db: Db, settings: WebhookSettings, log: SenderLog): DeliverySender {
   let stopped = false;
