@@ -11,7 +11,7 @@ import { rowsQueryOf } from '../plan/planPage.ts';
 import { withLowEndClosed, withRangesWritten, withStartSideUnindexed, withoutRanges } from '../plan/rangePlans.ts';
 import { hasLiteral } from '../plan/valuePlans.ts';
 import { bucketDescent, type SliverRows } from './findInBuckets.ts';
-import { FORMS } from './statementForms.ts';
+import { compilable, FORMS } from './statementForms.ts';
 import { boundaryOf, type Boundary } from './keyset.ts';
 import {
   countedTotalSelect,
@@ -108,10 +108,6 @@ function placedPage(db: Kysely<Database>, dialect: Dialect, list: ListShape, tot
   const rowsQuery = ranged && FORMS[dialect].startSideUnindexed ? withStartSideUnindexed(query, search.direction) : query;
   return { descent, page: pageFromRowSelect(db, table, scope, rowsQuery, descent.start, descent.skip, paging.perPage, skipQuery) };
 }
-
-export const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
-  compile: () => statement.compile(db),
-});
 
 /**
  * The one statement of a one-statement plan: the page's rows with the total. PostgreSQL

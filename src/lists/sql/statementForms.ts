@@ -41,7 +41,8 @@ export interface StatementForm {
 /** How many leading characters of SQLite's stored time (`2026-08-01T13:…Z`, UTC) name its day or its hour. */
 const TIME_TEXT_PREFIX: Record<number, number> = { 86400000: 10, 3600000: 13 };
 
-const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
+/** A statement compiled against `db` when its caller compiles it. */
+export const compilable = (statement: { compile(db: Kysely<Database>): ReturnType<Compilable['compile']> }, db: Kysely<Database>): Compilable => ({
   compile: () => statement.compile(db),
 });
 
