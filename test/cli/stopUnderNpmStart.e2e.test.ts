@@ -115,8 +115,8 @@ describe('stopping `npm start` (SIGTERM or SIGINT to the npm process)', () => {
     expect(lines.filter((line) => /listening/i.test(line) && line.startsWith('{'))).toHaveLength(1);
     const draining = lines.findIndex((line) => line.includes('"msg":"draining'));
     const closed = lines.findIndex((line) => line.includes('"msg":"closed'));
-    expect(draining).toBeGreaterThan(-1);
-    expect(closed).toBeGreaterThan(draining);
+    expect(draining, started.output()).toBeGreaterThan(-1);
+    expect(closed, started.output()).toBeGreaterThan(draining);
   }, 60_000);
 
   it('with an export to a reader that stalls: cuts it at SHUTDOWN_TIMEOUT_MS, names it in one line and exits non-zero', async () => {

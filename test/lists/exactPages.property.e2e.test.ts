@@ -396,6 +396,9 @@ const commandArbs = [startWalk, startWalk, ...Array.from({ length: 8 }, () => fo
 
 // ---------------------------------------------------------------------------------------------
 
+/** Runs per configuration: EXACT_PAGES_RUNS (default 20; the `pgbouncer` project runs fewer). */
+const RUNS = Number(process.env.EXACT_PAGES_RUNS ?? 20);
+
 const datasetArb = fc.record({ accounts: fc.integer({ min: 3, max: 5 }), payments: fc.integer({ min: 30, max: 60 }), seed: fc.nat(999) });
 
 describe('list pages against a model of the tables, with reads and writes interleaved', () => {
@@ -420,7 +423,7 @@ describe('list pages against a model of the tables, with reads and writes interl
             }),
             // Bounded: a failure is found within a few runs and shrinks in a few dozen; a slow machine
             // stops generating after a minute rather than time out (a failure found by then is still reported).
-            { numRuns: 20, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: false },
+            { numRuns: RUNS, interruptAfterTimeLimit: 60_000, markInterruptAsFailure: false },
           );
         } finally {
           await instances?.close();
