@@ -27,9 +27,10 @@ export async function createAccount(write: Write, tenantId: string, input: Creat
     updated_at: now,
   });
   await trx.insertInto('accounts').values(row).execute();
-  await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
   const change = { list: 'accounts' as const, recordId: row.id, currency: row.currency, after: row, events: ['account.created'] };
+  // What the lists keep is held to go with the event's statement (decision 0092).
   await recordListWrite(write, tenantId, change, { set: input.metadata ?? {}, record: row });
+  await recordEvent(write, tenantId, 'account.created', row.id, row.resource);
   return row;
 }
 
@@ -68,10 +69,10 @@ export async function updateAccount(write: Write, tenantId: string, id: string, 
     .where('id', '=', id)
     .execute();
   const event = updated.status === 'closed' ? 'account.closed' : 'account.updated';
-  await recordEvent(write, tenantId, event, id, updated.resource);
   const change = { list: 'accounts' as const, recordId: id, currency: current.currency, before: current, after: updated, events: [event] };
   const entries = input.metadata === undefined ? undefined : { set: input.metadata, record: updated, statusBefore: current.status };
   await recordListWrite(write, tenantId, change, entries);
+  await recordEvent(write, tenantId, event, id, updated.resource);
   return updated;
 }
 
@@ -82,9 +83,9 @@ export async function deleteAccount(write: Write, tenantId: string, id: string) 
   const payment = await trx.selectFrom('payments').select('id').where('tenant_id', '=', tenantId).where('account_id', '=', id).limit(1).executeTakeFirst();
   if (payment) throw conflict('An account with payments cannot be deleted; close it instead (PATCH status=closed).');
   await trx.deleteFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', id).execute();
-  await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
   const change = { list: 'accounts' as const, recordId: id, currency: current.currency, before: current, events: ['account.deleted'] };
   await recordListWrite(write, tenantId, change, { remove: current });
+  await recordEvent(write, tenantId, 'account.deleted', id, current.resource);
 }
 
 export { conflict };

@@ -1,4 +1,4 @@
-import type { Insertable, Transaction } from 'kysely';
+import type { Insertable, InsertQueryBuilder, QueryCreator, Transaction } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
@@ -30,7 +30,22 @@ export interface Write {
     row: Insertable<Database[T]>,
     conflict: Array<keyof Database[T] & string>,
   ): Promise<{ locked: boolean; inserted: boolean }>;
+  /**
+   * An insert nothing in the write reads back. PostgreSQL holds it for the next statement built on
+   * `withHeld` (one round trip for several, decision 0092), or sends it before the commit; SQLite
+   * runs it at once (a statement there is a function call).
+   */
+  hold(insert: HeldInsert): Promise<void>;
+  /** PostgreSQL: a query creator whose statement runs the held inserts, and `inserts`, as data-modifying CTEs. */
+  withHeld(...inserts: HeldInsert[]): QueryCreator<Database>;
+  /** Sends what is held as statements of their own (before a savepoint, a commit). */
+  sendHeld(): Promise<void>;
+  /** Forgets what is held: the write went back to a savepoint taken after sendHeld. */
+  dropHeld(): void;
 }
+
+// biome-ignore lint/suspicious/noExplicitAny: an insert into any table
+export type HeldInsert = InsertQueryBuilder<Database, any, any>;
 
 /** Runs of one write transaction at most: the first and two more after a conflict. */
 export const WRITE_ATTEMPTS = 3;
@@ -47,15 +62,12 @@ export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Prom
   for (let attempt = 1; ; attempt++) {
     try {
       const changed = new Set<string>();
-      const result = await db.kysely.transaction().execute((trx) =>
-        work({
-          trx,
-          dialect: db.dialect,
-          shard: pickShard(db.dialect),
-          changed: (tenantId) => changed.add(tenantId),
-          tryLockAndInsert: (name, table, row, conflict) => tryTransactionLockAndInsert(trx, db.dialect, name, table, row, conflict),
-        }),
-      );
+      const result = await db.kysely.transaction().execute(async (trx) => {
+        const write = writeIn(trx, db.dialect, changed);
+        const done = await work(write);
+        await write.sendHeld();
+        return done;
+      });
       db.listChanges.committed(changed);
       return result;
     } catch (error) {
@@ -63,4 +75,34 @@ export async function inWriteTransaction<T>(db: Db, work: (write: Write) => Prom
       await sleep(RERUN_DELAY_MS * attempt * (0.5 + Math.random()));
     }
   }
+}
+
+function writeIn(trx: Transaction<Database>, dialect: Dialect, changed: Set<string>): Write {
+  let held: HeldInsert[] = [];
+  const sendHeld = async () => {
+    const inserts = held;
+    held = [];
+    for (const insert of inserts) await insert.execute();
+  };
+  return {
+    trx,
+    dialect,
+    shard: pickShard(dialect),
+    changed: (tenantId) => changed.add(tenantId),
+    tryLockAndInsert: (name, table, row, conflict) => tryTransactionLockAndInsert(trx, dialect, name, table, row, conflict),
+    async hold(insert) {
+      if (dialect === 'sqlite') await insert.execute();
+      else held.push(insert);
+    },
+    withHeld(...inserts) {
+      const all = [...held, ...inserts];
+      held = [];
+      // biome-ignore lint/suspicious/noExplicitAny: each CTE widens the creator's type; the statement reads none of them
+      return all.reduce<QueryCreator<any>>((creator, insert, i) => creator.with(`held_${i}`, () => insert), trx) as QueryCreator<Database>;
+    },
+    sendHeld,
+    dropHeld: () => {
+      held = [];
+    },
+  };
 }

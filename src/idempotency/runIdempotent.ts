@@ -99,11 +99,14 @@ function complete(trx: Transaction<Database>, tenantId: string, key: string, res
  * statement spoils the rest of the transaction) and returned as its answer to store.
  */
 async function workOrKeptRefusal(write: Write, work: (write: Write) => Promise<WriteResult>): Promise<{ result: WriteResult; refusal?: Problem }> {
+  await write.sendHeld();
   await sql`savepoint idempotent_work`.execute(write.trx);
   try {
     return { result: await work(write) };
   } catch (error) {
     if (!isKeptRefusal(error)) throw error;
+    // What the work held was never sent: it goes back with the rest.
+    write.dropHeld();
     await sql`rollback to savepoint idempotent_work`.execute(write.trx);
     return { result: { status: error.status, body: error.toJSON() }, refusal: error };
   }

@@ -97,10 +97,11 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
   if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
-  await insertEvents(write, tenantId, events);
-  // A payment's metadata is set once, here: no later write changes it (migration 0016).
+  // A payment's metadata is set once, here: no later write changes it (migration 0016). What the
+  // lists keep is held to go with the events' statement (decision 0092).
   const entries = { set: input.metadata ?? {}, record: row };
   await recordListWrite(write, tenantId, { ...paymentDimensions(row), after: paymentSide(row), events: events.map((e) => e.type) }, entries);
+  await insertEvents(write, tenantId, events);
   return row;
 }
 
@@ -146,13 +147,13 @@ async function save(write: Write, row: Selectable<PaymentTable>, changes: Partia
     .where('id', '=', row.id)
     .execute();
   const events: NewEvent[] = [{ type: `payment.${updated.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: updated.resource }];
-  await insertEvents(write, row.tenant_id, events);
   await recordListWrite(write, row.tenant_id, {
     ...paymentDimensions(row),
     before: paymentSide(row),
     after: paymentSide(updated),
     events: events.map((e) => e.type),
   });
+  await insertEvents(write, row.tenant_id, events);
   return updated;
 }
 

@@ -2,6 +2,8 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COUNTER_SHARDS } from '../../src/db/counterShard.ts';
 import { inWriteTransaction } from '../../src/db/writeTransaction.ts';
+import { validationProblem } from '../../src/core/problem.ts';
+import { runIdempotent } from '../../src/idempotency/runIdempotent.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
 
@@ -39,6 +41,38 @@ describe('a write transaction', () => {
     } finally {
       await other.close();
     }
+  });
+
+  const tenantRow = (name: string) => ({ id: `ten_${name}`, name, created_at: new Date().toISOString() });
+  const tenantsNamed = async (...names: string[]) =>
+    (await database.db.kysely.selectFrom('tenants').select('name').where('name', 'in', names).orderBy('name').execute()).map((r) => r.name);
+
+  it('writes a held insert with the statement that takes it, or before the commit when none does', async () => {
+    const sent = await inWriteTransaction(database.db, async (write) => {
+      await write.hold(write.trx.insertInto('tenants').values(tenantRow('held-taken')));
+      // PostgreSQL, one statement: the held insert, this one's own, and a read. (SQLite ran the held one at once.)
+      const own = write.trx.insertInto('tenants').values(tenantRow('held-own'));
+      if (write.dialect === 'sqlite') await own.execute();
+      const creator = write.dialect === 'postgres' ? write.withHeld(own) : write.trx;
+      return creator.selectFrom('accounts').select('id').execute();
+    });
+    expect(sent.map((r) => r.id)).toEqual([accountId]);
+    await inWriteTransaction(database.db, async (write) => {
+      await write.hold(write.trx.insertInto('tenants').values(tenantRow('held-left')));
+    });
+    expect(await tenantsNamed('held-taken', 'held-own', 'held-left')).toEqual(['held-left', 'held-own', 'held-taken']);
+  });
+
+  it('leaves out what the work held when it is refused, and keeps the refusal for its Idempotency-Key', async () => {
+    const tenantId = (await database.db.kysely.selectFrom('accounts').select('tenant_id').executeTakeFirstOrThrow()).tenant_id;
+    const refused = runIdempotent(database.db, { tenantId, key: 'held-refused', hash: 'h' }, async (write) => {
+      await write.hold(write.trx.insertInto('tenants').values(tenantRow('held-refused')));
+      throw validationProblem({ name: [{ code: 'not_allowed', message: 'is taken' }] });
+    });
+    await expect(refused).rejects.toMatchObject({ status: 422 });
+    expect(await tenantsNamed('held-refused')).toEqual([]);
+    const kept = await database.db.kysely.selectFrom('idempotency_keys').select('response_status').where('key', '=', 'held-refused').executeTakeFirst();
+    expect(kept?.response_status).toBe(422);
   });
 
   it('adds its count deltas to one counter shard: any on PostgreSQL, always the first on SQLite', async () => {

@@ -168,7 +168,7 @@ describe('card payments and their lifecycle', () => {
   const payKeyed = (idempotencyKey: string, extra: Record<string, unknown> = {}) => pay(extra, { 'idempotency-key': idempotencyKey });
 
   it.runIf(TEST_DIALECT === 'postgres')(
-    "sends the key's lock with its claim, and the account's check with the payment's insert, one statement each on PostgreSQL",
+    "sends the key's lock with its claim, the account's check with the payment's insert, and the list change and metadata entries with the events, one statement each on PostgreSQL",
     async () => {
       await payKeyed('warm-up'); // the API key's first use is recorded in the background: not counted below
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -182,10 +182,24 @@ describe('card payments and their lifecycle', () => {
         expect(transaction.find((text) => text.includes('pg_try_advisory_xact_lock'))).toContain('insert into "idempotency_keys"');
         expect(transaction.filter((text) => text.includes('from "accounts"'))).toHaveLength(1);
         expect(transaction.find((text) => text.includes('from "accounts"'))).toMatch(/^insert into "payments" .* for share$/s);
-        // begin, the claim, the savepoint, the payment, its events, the counted rows, the stored answer, commit.
-        expect(transaction).toHaveLength(8);
+        // The list change goes with the events (decision 0092).
+        expect(transaction.filter((text) => text.includes('insert into "list_changes"'))).toHaveLength(1);
+        expect(transaction.find((text) => text.includes('insert into "list_changes"'))).toContain('insert into "events"');
+        // begin, the claim, the savepoint, the payment, its events and list change, the stored answer, commit.
+        expect(transaction).toHaveLength(7);
       } finally {
         recorder.stop();
+      }
+      // With metadata, its entries go in the same statement: still seven.
+      const withMetadata = recordSentStatements();
+      try {
+        expect((await payKeyed('k-2', { metadata: { channel: 'web', tier: 'gold' } })).status).toBe(201);
+        const texts = withMetadata.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"'));
+        const transaction = texts.slice(texts.indexOf('begin'));
+        expect(transaction.find((text) => text.includes('insert into "payment_metadata"'))).toContain('insert into "events"');
+        expect(transaction).toHaveLength(7);
+      } finally {
+        withMetadata.stop();
       }
     },
   );

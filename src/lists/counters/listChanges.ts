@@ -27,15 +27,15 @@ export interface ListChange {
 const metadataText = (m: ChangeSide['metadata']) => (typeof m === 'string' ? m : JSON.stringify(m));
 
 /**
- * Records a write's change to the lists' counts as one row, in its transaction: the folder
+ * Records a write's change to the lists' counts as one row, in its transaction (held to go with the write's event on
+ * PostgreSQL, writeTransaction.ts): the folder
  * (countFolder.ts) adds it to the counts later, and until then every read adds it itself
  * (changeTail.ts), so totals are exact at once while a write touches one row, not one per count.
  */
 export async function recordChange(write: Write, tenantId: string, change: ListChange): Promise<void> {
   const { before, after } = change;
-  await write.trx
-    .insertInto('list_changes')
-    .values({
+  await write.hold(
+    write.trx.insertInto('list_changes').values({
       tenant_id: tenantId,
       list: change.list,
       record_id: change.recordId,
@@ -50,7 +50,7 @@ export async function recordChange(write: Write, tenantId: string, change: ListC
       after_amount: after?.amount ?? null,
       after_metadata: after ? metadataText(after.metadata) : null,
       events: JSON.stringify(change.events),
-    })
-    .execute();
+    }),
+  );
   write.changed(tenantId);
 }

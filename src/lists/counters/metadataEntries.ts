@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Database, MetadataEntryTable, PaymentMetadataEntryTable } from '../../db/schema.ts';
+import type { HeldInsert } from '../../db/writeTransaction.ts';
 import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
 
 /**
@@ -52,16 +53,17 @@ export function metadataEntryRows(
   return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id, ...carried }));
 }
 
-/** The entries of a record just created (none existed). */
+/** The entries of a record just created (none existed), inserted by `run` (the write's own, or held: writeTransaction.ts). */
 export async function insertMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
   tenantId: string,
   record: EntryRecord & Carried,
   metadata: Record<string, string>,
+  run: (insert: HeldInsert) => Promise<unknown> = (insert) => insert.execute(),
 ): Promise<ValueCountDelta[]> {
   const rows = metadataEntryRows(tenantId, record, metadata, carriedOf(list, record));
-  if (rows.length > 0) await trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows).execute();
+  if (rows.length > 0) await run(trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows));
   return rows.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: 1 }));
 }
 
