@@ -43,7 +43,8 @@ export async function insertEvents(write: Write, tenantId: string, events: NewEv
   });
   const insert = write.trx.insertInto('events').values(rows);
   if (write.dialect === 'postgres') {
-    // The insert, and what the write held (its list change), as data-modifying CTEs: each runs to its end whether or not the select reads it.
+    // The insert, and what the write held (its list change and metadata entries), as data-modifying CTEs:
+    // each runs to its end whether or not the select reads it.
     const endpoints = await enabledEndpoints(write.withHeld(insert), tenantId).execute();
     await insertDeliveries(write, tenantId, endpoints, rows, now, true);
   } else {

@@ -27,10 +27,9 @@ export interface ListChange {
 const metadataText = (m: ChangeSide['metadata']) => (typeof m === 'string' ? m : JSON.stringify(m));
 
 /**
- * Records a write's change to the lists' counts as one row, in its transaction (held to go with the write's event on
- * PostgreSQL, writeTransaction.ts): the folder
- * (countFolder.ts) adds it to the counts later, and until then every read adds it itself
- * (changeTail.ts), so totals are exact at once while a write touches one row, not one per count.
+ * Records a write's change to the lists' counts as one row, in its transaction (on PostgreSQL held to go with the
+ * write's events: decision 0092): the folder (countFolder.ts) adds it to the counts later, and until then every read
+ * adds it itself (changeTail.ts), so totals are exact at once while a write touches one row, not one per count.
  */
 export async function recordChange(write: Write, tenantId: string, change: ListChange): Promise<void> {
   const { before, after } = change;
