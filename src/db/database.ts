@@ -13,7 +13,7 @@ import {
 import pg from 'pg';
 import type { Database, Dialect } from './schema.ts';
 import type { DatabaseSync } from 'node:sqlite';
-import { nodeSqliteDialect, openSqlite } from './nodeSqliteDialect.ts';
+import { nodeSqliteDialect, openSqlite, type CommitTally } from './nodeSqliteDialect.ts';
 import { sqlitePathOf } from '../config/sqlitePath.ts';
 import { ensureSqliteFolder } from './sqliteFolder.ts';
 import { PreparingPostgresDriver } from './preparingPostgresDriver.ts';
@@ -30,6 +30,8 @@ export interface Db {
   dialect: Dialect;
   /** Connections in use and waiting, for metrics. */
   poolStats(): PoolStats;
+  /** SQLite: write transactions committed and the commits they took (several wait and commit as one: nodeSqliteDialect.ts). */
+  commitTally?: Readonly<CommitTally>;
   close(): Promise<void>;
   /**
    * The driver underneath, for bulk loads that Kysely cannot express (the seed command's
@@ -225,11 +227,16 @@ export function openDatabase(databaseUrl: string, options: OpenOptions = {}): Db
   if (!path) throw new Error(`DATABASE_URL must be postgres://… or sqlite:<path>, got ${databaseUrl}`);
   if (path !== ':memory:') ensureSqliteFolder(path, options.createFolder === true);
   const database = openSqlite(path);
+  const tally: CommitTally = { commits: 0, transactions: 0 };
   const kysely = new Kysely<Database>({
-    dialect: nodeSqliteDialect(database, { statementTimeoutMs: options.statementTimeoutMs, readers: options.sqliteReaders === false ? false : undefined }),
+    dialect: nodeSqliteDialect(database, {
+      statementTimeoutMs: options.statementTimeoutMs,
+      readers: options.sqliteReaders === false ? false : undefined,
+      tally,
+    }),
   });
   // One synchronous connection: it is always there and never waited for.
-  return wrap(kysely, { dialect: 'sqlite', database }, () => ({ total: 1, idle: 1, waiting: 0, max: 1 }));
+  return { ...wrap(kysely, { dialect: 'sqlite', database }, () => ({ total: 1, idle: 1, waiting: 0, max: 1 })), commitTally: tally };
 }
 
 function wrap(kysely: Kysely<Database>, native: NativeHandle, poolStats: () => PoolStats): Db {

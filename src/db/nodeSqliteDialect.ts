@@ -15,6 +15,7 @@ import {
 } from 'kysely';
 import { SqliteReaders, type Reader, type ReadersOptions } from './sqliteReaders.ts';
 import { driverFlagsOf } from './driverFlags.ts';
+import { SqliteCheckpointer, WRITER_CHECKPOINT_PAGES } from './sqliteCheckpointer.ts';
 import { flatCopy, TextBoundedMap } from './textBoundedMap.ts';
 
 /**
@@ -178,7 +179,7 @@ function isReadOnlyRefusal(error: unknown): boolean {
  */
 class NodeSqliteSession implements DatabaseConnection {
   readonly #driver: NodeSqliteDriver;
-  #transaction: { kind: 'write' } | { kind: 'read'; reader: Reader } | undefined;
+  #transaction: { kind: 'write' } | { kind: 'lone' } | { kind: 'read'; reader: Reader } | undefined;
 
   constructor(driver: NodeSqliteDriver) {
     this.#driver = driver;
@@ -190,9 +191,10 @@ class NodeSqliteSession implements DatabaseConnection {
     if (transaction?.kind === 'read' && readers) {
       return { rows: (await readers.queryOn(transaction.reader, compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
     }
-    if (transaction?.kind === 'write') return this.#driver.writer.executeQuery<R>(compiled);
+    if (transaction && transaction.kind !== 'read') return this.#driver.writer.executeQuery<R>(compiled);
     // The one place a lone statement's connection is chosen: writes, and reads flagged bounded by
-    // the code that built them (driverFlags.ts), on the writing connection; every other read on a reader.
+    // the code that built them (driverFlags.ts), on the writing connection; every other read on a
+    // reader.
     if (!readers || !isRead(compiled) || driverFlagsOf(compiled).bounded) return this.#driver.onWriter((writer) => writer.executeQuery<R>(compiled));
     try {
       return { rows: (await readers.query(compiled.sql, compiled.parameters as SQLInputValue[])) as R[] };
@@ -204,12 +206,12 @@ class NodeSqliteSession implements DatabaseConnection {
 
   async *streamQuery<R>(compiled: CompiledQuery): AsyncIterableIterator<QueryResult<R>> {
     // Rows are yielded one by one: the writing connection is this session's until the end.
-    const ownTurn = this.#transaction?.kind !== 'write';
+    const ownTurn = this.#transaction === undefined || this.#transaction.kind === 'read';
     if (ownTurn) await this.#driver.takeTurn();
     try {
       yield* this.#driver.writer.streamQuery<R>(compiled);
     } finally {
-      if (ownTurn) this.#driver.endTurn();
+      if (ownTurn) await this.#driver.handOver();
     }
   }
 
@@ -228,18 +230,26 @@ class NodeSqliteSession implements DatabaseConnection {
       this.#transaction = { kind: 'read', reader };
       return;
     }
-    // A transaction that may write holds the writing connection from BEGIN to COMMIT or ROLLBACK.
-    await this.#driver.takeTurn();
+    if (settings.accessMode === 'read only') {
+      // No readers (an in-memory database): a deferred read transaction on the one connection.
+      await this.#driver.takeTurn();
+      try {
+        await this.#driver.writer.executeQuery(CompiledQuery.raw('begin'));
+        this.#transaction = { kind: 'lone' };
+      } catch (error) {
+        await this.#driver.handOver();
+        throw error;
+      }
+      return;
+    }
+    // A transaction that may write holds the writing connection from its start to its end, as
+    // a member of the commit group (CommitGroup below).
+    await this.#driver.takeTurn({ join: true });
     try {
-      // It takes the write lock at its start (BEGIN IMMEDIATE), waiting out another process's
-      // write. A deferred BEGIN that read first and wrote after failed at once with
-      // SQLITE_BUSY_SNAPSHOT (a 503) whenever another process (a second instance, a seed)
-      // committed in between: two instances given the same Idempotency-Key at once answered 409
-      // and 503. A read-only transaction with no readers (an in-memory database) stays deferred.
-      await this.#driver.writer.executeQuery(CompiledQuery.raw(settings.accessMode === 'read only' ? 'begin' : 'begin immediate'));
+      await this.#driver.joinGroup();
       this.#transaction = { kind: 'write' };
     } catch (error) {
-      this.#driver.endTurn();
+      await this.#driver.handOver();
       throw error;
     }
   }
@@ -259,15 +269,12 @@ class NodeSqliteSession implements DatabaseConnection {
       }
       return;
     }
+    this.#transaction = undefined;
+    if (transaction.kind === 'write') return this.#driver.leaveGroup(statement);
     try {
       await this.#driver.writer.executeQuery(CompiledQuery.raw(statement));
-    } catch (error) {
-      // A COMMIT that failed leaves the transaction open: end it before anyone else has the connection.
-      if (this.#driver.writer.inTransaction) await this.#driver.writer.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
-      throw error;
     } finally {
-      this.#transaction = undefined;
-      this.#driver.endTurn();
+      await this.#driver.handOver();
     }
   }
 
@@ -275,6 +282,32 @@ class NodeSqliteSession implements DatabaseConnection {
   async release(): Promise<void> {
     if (this.#transaction) await this.end('rollback');
   }
+}
+
+/**
+ * Write transactions that follow one another on the writing connection while others wait their
+ * turn: one SQLite transaction, each a savepoint in it, committed once for all (decision 0093).
+ * A commit's cost is mostly the pages it writes to the WAL (a payment's row and its indexes'
+ * leaves); consecutive members share those pages. A member is answered only after the commit.
+ */
+interface CommitGroup {
+  startedAt: number;
+  /** Members that released their savepoint and wait for the commit. */
+  waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
+}
+
+/** Bounds on how long a group's first member waits for its commit, and on its write lock's hold. */
+export const GROUP_MAX_MEMBERS = 64;
+export const GROUP_MAX_MS = 10;
+
+/** Write transactions committed, and the commits they took (for /metrics: members per commit). */
+export interface CommitTally {
+  commits: number;
+  transactions: number;
+}
+
+function lostTransaction(): Error {
+  return new Error('SQLite rolled the write transaction back (an I/O error or a full disk): nothing of it was committed');
 }
 
 /**
@@ -288,29 +321,138 @@ class NodeSqliteDriver implements Driver {
   readonly readers: SqliteReaders | undefined;
   #queue: Promise<void> = Promise.resolve();
   #release: (() => void) | undefined;
+  /** Turns asked for and not yet given. */
+  #waiting = 0;
+  #group: CommitGroup | undefined;
+  readonly #tally: CommitTally;
+  #checkpointer: SqliteCheckpointer | undefined;
 
   constructor(db: DatabaseSync, options: SqliteDialectOptions) {
     this.#db = db;
+    this.#tally = options.tally ?? { commits: 0, transactions: 0 };
     this.writer = new NodeSqliteConnection(db, (ms) => this.#stepAside(ms));
     const path = db.location();
     this.readers =
       path && options.readers !== false ? new SqliteReaders({ path, statementTimeoutMs: options.statementTimeoutMs ?? 0, ...options.readers }) : undefined;
+    // Serving (readers on): checkpoints on a thread of their own. A CLI command keeps SQLite's.
+    if (path && this.readers) {
+      db.exec(`pragma wal_autocheckpoint = ${WRITER_CHECKPOINT_PAGES}`);
+      this.#checkpointer = new SqliteCheckpointer(path);
+    }
   }
 
   async init(): Promise<void> {}
 
-  async takeTurn(): Promise<void> {
+  /**
+   * The writing connection's turn. Anything but a write transaction joining the commit group
+   * first commits the group's open transaction, so no statement outside the group sees, or
+   * joins, writes not yet committed (a failed commit is its members' answer, not this turn's).
+   */
+  async takeTurn({ join = false } = {}): Promise<void> {
     const previous = this.#queue;
     let release!: () => void;
     this.#queue = new Promise((resolve) => (release = resolve));
+    this.#waiting++;
     await previous;
+    this.#waiting--;
     this.#release = release;
+    if (!join) await this.#commitGroup().catch(() => {});
   }
 
-  endTurn(): void {
+  /** Ends a turn that committed nothing of its own: the group's transaction is committed now unless another turn is waiting to join it. */
+  async handOver(): Promise<void> {
+    try {
+      if (this.#group && !this.#groupMayGrow(this.#group)) await this.#commitGroup().catch(() => {});
+    } finally {
+      this.#endTurn();
+    }
+  }
+
+  #endTurn(): void {
     const release = this.#release;
     this.#release = undefined;
     release?.();
+  }
+
+  #groupMayGrow(group: CommitGroup): boolean {
+    return this.#waiting > 0 && group.waiters.length < GROUP_MAX_MEMBERS && performance.now() - group.startedAt < GROUP_MAX_MS;
+  }
+
+  /**
+   * Opens the group's transaction if none is open, and a savepoint for this member. It takes
+   * the write lock at its start (BEGIN IMMEDIATE), waiting out another process's write. A
+   * deferred BEGIN that read first and wrote after failed at once with SQLITE_BUSY_SNAPSHOT (a
+   * 503) whenever another process (a second instance, a seed) committed in between: two
+   * instances given the same Idempotency-Key at once answered 409 and 503.
+   */
+  async joinGroup(): Promise<void> {
+    if (this.#group && !this.writer.inTransaction) this.#failGroup(this.#group, lostTransaction());
+    if (!this.#group) {
+      await this.writer.executeQuery(CompiledQuery.raw('begin immediate'));
+      this.#group = { startedAt: performance.now(), waiters: [] };
+    }
+    await this.writer.executeQuery(CompiledQuery.raw('savepoint group_member'));
+  }
+
+  /**
+   * Ends a member: a rollback goes back to its savepoint, leaving the others' writes; a commit
+   * releases the savepoint and resolves only once the group's transaction has committed, by
+   * this member when no other turn waits (or the group is full), else by a later one.
+   */
+  async leaveGroup(outcome: 'commit' | 'rollback'): Promise<void> {
+    const group = this.#group;
+    if (!group || !this.writer.inTransaction) {
+      // SQLite rolled the whole transaction back (a full disk, an I/O error): every member's writes are gone.
+      if (group) this.#failGroup(group, lostTransaction());
+      this.#endTurn();
+      if (outcome === 'commit') throw lostTransaction();
+      return;
+    }
+    try {
+      if (outcome === 'rollback') await this.writer.executeQuery(CompiledQuery.raw('rollback to group_member'));
+      await this.writer.executeQuery(CompiledQuery.raw('release group_member'));
+    } catch (error) {
+      // This member's writes could not be set apart from the others': none of the group's may commit.
+      if (this.writer.inTransaction) await this.writer.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+      this.#failGroup(group, error instanceof Error ? error : lostTransaction());
+      this.#endTurn();
+      throw error;
+    }
+    if (outcome === 'rollback') return this.handOver();
+    this.#tally.transactions++;
+    if (this.#groupMayGrow(group)) {
+      const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
+      this.#endTurn();
+      return committed;
+    }
+    try {
+      await this.#commitGroup();
+    } finally {
+      this.#endTurn();
+    }
+  }
+
+  /** Commits the group's transaction, if one is open, and answers its members. */
+  async #commitGroup(): Promise<void> {
+    const group = this.#group;
+    if (!group) return;
+    this.#group = undefined;
+    try {
+      if (!this.writer.inTransaction) throw lostTransaction();
+      await this.writer.executeQuery(CompiledQuery.raw('commit'));
+      this.#tally.commits++;
+    } catch (error) {
+      // A COMMIT that failed leaves the transaction open: end it before anyone else has the connection.
+      if (this.writer.inTransaction) await this.writer.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});
+      for (const waiter of group.waiters) waiter.reject(error);
+      throw error;
+    }
+    for (const waiter of group.waiters) waiter.resolve();
+  }
+
+  #failGroup(group: CommitGroup, error: Error): void {
+    if (this.#group === group) this.#group = undefined;
+    for (const waiter of group.waiters) waiter.reject(error);
   }
 
   /** One statement on the writing connection, in a turn of its own. */
@@ -319,13 +461,13 @@ class NodeSqliteDriver implements Driver {
     try {
       return await run(this.writer);
     } finally {
-      this.endTurn();
+      await this.handOver();
     }
   }
 
   /** A statement waiting for another process's lock lets the queries queued behind it run meanwhile. */
   async #stepAside(ms: number): Promise<void> {
-    this.endTurn();
+    this.#endTurn();
     await sleep(ms);
     await this.takeTurn();
   }
@@ -351,6 +493,7 @@ class NodeSqliteDriver implements Driver {
   }
 
   async destroy(): Promise<void> {
+    await this.#checkpointer?.stop();
     await this.readers?.close();
     this.#db.close();
   }
@@ -387,6 +530,8 @@ export interface SqliteDialectOptions {
   statementTimeoutMs?: number;
   /** The readers' number and how many given up on may still run (sqliteReaders.ts); false: none, every read on the one connection. */
   readers?: Pick<ReadersOptions, 'size' | 'maxAbandoned'> | false;
+  /** Counted into as write transactions commit. */
+  tally?: CommitTally;
 }
 
 /** Kysely over Node's built-in SQLite: Kysely's SQLite adapter, its compiler without `FOR UPDATE`, our driver. */

@@ -90,6 +90,28 @@ export function registerMetrics(app: FastifyInstance, db: Db, reads?: ReadRoutin
     },
   });
 
+  const tally = db.commitTally;
+  if (tally) {
+    new Counter({
+      name: 'sqlite_write_transactions_total',
+      help: 'Write transactions committed on SQLite',
+      registers: [register],
+      collect() {
+        this.reset();
+        this.inc(tally.transactions);
+      },
+    });
+    new Counter({
+      name: 'sqlite_commits_total',
+      help: 'Commits those took: write transactions that waited for one another commit as one (docs/decisions/0093-sqlite-writes-commit-in-groups.md)',
+      registers: [register],
+      collect() {
+        this.reset();
+        this.inc(tally.commits);
+      },
+    });
+  }
+
   if (reads) registerReplicaMetrics(register, reads);
 
   app.addHook('onResponse', (request, reply, done) => {

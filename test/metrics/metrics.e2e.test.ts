@@ -2,6 +2,8 @@ import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/http/buildApp.ts';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
+import { card } from '../support/cards.ts';
+import { TEST_DIALECT } from '../support/testDatabase.ts';
 
 describe('Prometheus metrics at /metrics', () => {
   let t: TestContext;
@@ -44,6 +46,26 @@ describe('Prometheus metrics at /metrics', () => {
     expect(text).toMatch(/^nodejs_eventloop_lag_p99_seconds [0-9.e-]+$/m);
     expect(text).toMatch(/^process_resident_memory_bytes \d+$/m);
     expect(text).toMatch(/^nodejs_heap_size_used_bytes \d+$/m);
+  });
+
+  it('counts SQLite write transactions and the commits they took: creates sent together commit together', async () => {
+    const value = (text: string, name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? Number.NaN);
+    const before = await metrics();
+    if (TEST_DIALECT !== 'sqlite') {
+      expect(before).not.toContain('sqlite_commits_total');
+      return;
+    }
+    const accountId = (await t.send('POST', '/v3/accounts', key, { name: 'Metered', email: 'metered@example.com', currency: 'EUR' })).body.data.id;
+    const creates = await Promise.all(
+      Array.from({ length: 12 }, () => t.send('POST', '/v3/payments', key, { account_id: accountId, amount: 100, currency: 'EUR', card: card() })),
+    );
+    expect(creates.map((c) => c.status)).toEqual(Array(12).fill(201));
+    const after = await metrics();
+    const transactions = value(after, 'sqlite_write_transactions_total') - value(before, 'sqlite_write_transactions_total');
+    const commits = value(after, 'sqlite_commits_total') - value(before, 'sqlite_commits_total');
+    expect(transactions).toBeGreaterThanOrEqual(13);
+    expect(commits).toBeGreaterThan(0);
+    expect(commits).toBeLessThan(transactions);
   });
 
   it('needs no key, and is gone with METRICS=off', async () => {
