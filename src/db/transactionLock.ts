@@ -1,4 +1,4 @@
-import { sql, type Insertable, type Transaction } from 'kysely';
+import { sql, type Insertable, type RawBuilder, type Transaction } from 'kysely';
 import type { Database, Dialect } from './schema.ts';
 
 /**
@@ -33,8 +33,11 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   table: T,
   row: Insertable<Database[T]>,
   conflict: Array<keyof Database[T] & string>,
+  /** PostgreSQL only: a condition the insert also needs (it may lock the rows it reads). */
+  onlyIf?: RawBuilder<unknown>,
 ): Promise<{ locked: boolean; inserted: boolean }> {
   if (dialect === 'sqlite') {
+    if (onlyIf) throw new Error('onlyIf is for PostgreSQL');
     // biome-ignore lint/suspicious/noExplicitAny: any table's row; its type is checked at the call (Insertable<Database[T]>)
     const result = await (trx.insertInto(table) as any)
       .values(row)
@@ -46,7 +49,7 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).
   const { rows } = await sql<{ locked: boolean; inserted: number }>`with lock as (select ${lockColumns(name)}),
       claimed as (insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})
-        select ${sql.join(entries.map(([, value]) => sql`${value}`))} from lock where locked
+        select ${sql.join(entries.map(([, value]) => sql`${value}`))} from lock where locked${onlyIf ? sql` and ${onlyIf}` : sql``}
         on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing returning 1)
     select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted`.execute(trx);
   return { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1 };

@@ -1,4 +1,4 @@
-import type { Insertable, InsertQueryBuilder, QueryCreator, Transaction } from 'kysely';
+import type { Insertable, InsertQueryBuilder, QueryCreator, Transaction, UpdateQueryBuilder } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
@@ -44,8 +44,9 @@ export interface Write {
   dropHeld(): void;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: an insert into any table
-export type HeldInsert = InsertQueryBuilder<Database, any, any>;
+/** An insert (or an update of a row an earlier statement of the write wrote) that nothing in the write reads back. */
+// biome-ignore lint/suspicious/noExplicitAny: a statement on any table
+export type HeldInsert = InsertQueryBuilder<Database, any, any> | UpdateQueryBuilder<Database, any, any, any>;
 
 /** Runs of one write transaction at most: the first and two more after a conflict. */
 export const WRITE_ATTEMPTS = 3;

@@ -11,6 +11,13 @@ export interface WriteResult {
   location?: string;
 }
 
+/** Whose request, under which Idempotency-Key (if any), and its fingerprint (requestFingerprint.ts). */
+export interface KeyedRequest {
+  tenantId: string;
+  key: string | undefined;
+  hash: string;
+}
+
 export interface IdempotentResult extends WriteResult {
   replayed: boolean;
 }
@@ -43,6 +50,16 @@ function isKeptRefusal(error: unknown): error is Problem {
   return error instanceof Problem && error.status >= 400 && error.status < 500 && error.status !== 409 && error.status !== 429;
 }
 
+/** The lock a request holds on its key while it runs (on PostgreSQL an advisory lock: transactionLock.ts). */
+export function keyLockName(tenantId: string, key: string): string {
+  return `idempotency:${tenantId.length}:${tenantId}${key}`;
+}
+
+/** A key's row as its claim inserts it: no answer yet. */
+export function claimRow(tenantId: string, key: string, hash: string, now: number) {
+  return { tenant_id: tenantId, key, request_hash: hash, created_at: new Date(now).toISOString() };
+}
+
 type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
 
 /**
@@ -52,11 +69,11 @@ type ClaimOutcome = { claimed: true } | { claimed: false; replay: WriteResult };
  * the key's lock: a duplicate gets a 409 (on SQLite it waits and gets the replay).
  */
 async function claim(write: Write, tenantId: string, key: string, hash: string, now: number): Promise<ClaimOutcome> {
-  const row = { tenant_id: tenantId, key, request_hash: hash, created_at: new Date(now).toISOString() };
+  const row = claimRow(tenantId, key, hash, now);
   // Named so that no tenant and key spell another's (the tenant's length first). A new key (the
   // usual case) is locked and claimed in one statement (one round trip on PostgreSQL); claiming
   // again takes the lock this transaction already holds.
-  const lockAndClaim = () => write.tryLockAndInsert(`idempotency:${tenantId.length}:${tenantId}${key}`, 'idempotency_keys', row, ['tenant_id', 'key']);
+  const lockAndClaim = () => write.tryLockAndInsert(keyLockName(tenantId, key), 'idempotency_keys', row, ['tenant_id', 'key']);
   const { locked, inserted } = await lockAndClaim();
   if (!locked) throw conflictInFlight();
   if (inserted) return { claimed: true };
@@ -85,13 +102,13 @@ async function claim(write: Write, tenantId: string, key: string, hash: string, 
   return { claimed: true };
 }
 
-function complete(trx: Transaction<Database>, tenantId: string, key: string, result: WriteResult) {
+/** Stores a claimed key's answer (a statement to run or to hold). */
+export function completeKey(trx: Transaction<Database>, tenantId: string, key: string, result: WriteResult) {
   return trx
     .updateTable('idempotency_keys')
     .set({ locked_until: null, response_status: result.status, response_body: JSON.stringify(result.body), response_location: result.location ?? null })
     .where('tenant_id', '=', tenantId)
-    .where('key', '=', key)
-    .execute();
+    .where('key', '=', key);
 }
 
 /**
@@ -118,11 +135,7 @@ async function workOrKeptRefusal(write: Write, work: (write: Write) => Promise<W
  * did not complete leaves the key free. A definite answer (success or a kept refusal) is
  * replayed; anything else (a 409, 429 or 5xx) is not kept.
  */
-export async function runIdempotent(
-  database: Db,
-  request: { tenantId: string; key: string | undefined; hash: string },
-  work: (write: Write) => Promise<WriteResult>,
-): Promise<IdempotentResult> {
+export async function runIdempotent(database: Db, request: KeyedRequest, work: (write: Write) => Promise<WriteResult>): Promise<IdempotentResult> {
   const { tenantId, key, hash } = request;
   if (key === undefined) return { ...(await inWriteTransaction(database, work)), replayed: false };
 
@@ -130,7 +143,7 @@ export async function runIdempotent(
     const outcome = await claim(write, tenantId, key, hash, Date.now());
     if (!outcome.claimed) return { result: outcome.replay, replayed: true };
     const { result, refusal } = await workOrKeptRefusal(write, work);
-    await complete(write.trx, tenantId, key, result);
+    await completeKey(write.trx, tenantId, key, result).execute();
     return { result, refusal, replayed: false };
   });
   // The refusal is kept; its first answer is the problem itself, with its headers.

@@ -14,7 +14,8 @@ import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
 import { OPTIONAL_BODY } from '../core/optionalBody.ts';
-import { cancelPayment, capturePayment, insertPayment, refundPayment } from './paymentWrites.ts';
+import { cancelPayment, capturePayment, insertPayment, refundPayment, type NewPayment } from './paymentWrites.ts';
+import { createPaymentAtOnce } from './paymentCreateAtOnce.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });
 const PaymentResponse = { 200: ResourceSchema(PaymentSchema) };
@@ -50,19 +51,24 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
       if ('errors' in checked) throw validationProblem(checked.errors);
       const input = request.body;
       const card = checked.card;
-      // Asked once per request: the write transaction may run again after a deadlock (writeTransaction.ts).
+      // Asked once per request, and only by a write that runs: the write transaction may run again
+      // after a deadlock (writeTransaction.ts), and a replay asks nothing.
       let authorization: Promise<ProcessorOutcome> | undefined;
-      return idempotentPost(db, secret, request, reply, async (write) => {
+      const newPayment = async (): Promise<NewPayment> => {
         authorization ??= processor.authorize({ card, amount: input.amount, currency: input.currency });
-        const outcome = await authorization;
-        const row = await insertPayment(write, request.caller.tenantId, {
-          input,
-          card,
-          fingerprint: cardFingerprint(secret, card.digits),
-          outcome,
-        });
-        return { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
-      });
+        return { input, card, fingerprint: cardFingerprint(secret, card.digits), outcome: await authorization };
+      };
+      return idempotentPost(
+        db,
+        secret,
+        request,
+        reply,
+        async (write) => {
+          const row = await insertPayment(write, request.caller.tenantId, await newPayment());
+          return { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
+        },
+        (claim) => createPaymentAtOnce(db, claim, input.account_id, newPayment),
+      );
     },
   });
 

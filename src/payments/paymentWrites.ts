@@ -59,17 +59,13 @@ async function insertIntoPayableAccount(write: Write, tenantId: string, row: Sel
   await trx.insertInto('payments').values(row).execute();
 }
 
-/**
- * Writes a new payment: the account checked with the payment's insert, the payment and its metadata, its events (created,
- * then the state the processor's answer moved it to) and their deliveries, and the one row that
- * says what the lists' counts gain (listChanges.ts).
- */
-export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
+/** A new payment's row, as the processor's answer left it (nothing written yet). */
+export function newPaymentRow(tenantId: string, payment: NewPayment): Selectable<PaymentTable> {
   const { input, card, fingerprint, outcome } = payment;
   const event: PaymentEvent = !outcome.approved ? 'decline' : input.capture === false ? 'approve' : 'approve_and_capture';
   const status = nextStatus('pending', event)!;
   const now = new Date().toISOString();
-  const row: Selectable<PaymentTable> = withPaymentResource({
+  return withPaymentResource({
     id: newId('pay'),
     tenant_id: tenantId,
     account_id: input.account_id,
@@ -93,16 +89,32 @@ export async function insertPayment(write: Write, tenantId: string, payment: New
     created_at: now,
     updated_at: now,
   });
+}
+
+/**
+ * Writes a new payment: the account checked with the payment's insert, the payment and its metadata, its events (created,
+ * then the state the processor's answer moved it to) and their deliveries, and the one row that
+ * says what the lists' counts gain (listChanges.ts).
+ */
+export async function insertPayment(write: Write, tenantId: string, payment: NewPayment) {
+  const row = newPaymentRow(tenantId, payment);
   await insertIntoPayableAccount(write, tenantId, row);
+  await recordPaymentCreated(write, tenantId, row, payment.input.metadata);
+  return row;
+}
+
+/**
+ * What a new payment's row brings with it: its metadata entries and list change (held, to go with
+ * the events' statement: decision 0092), its events and their deliveries.
+ */
+export async function recordPaymentCreated(write: Write, tenantId: string, row: Selectable<PaymentTable>, metadata: Record<string, string> | undefined) {
   // Created, then the state the processor's answer moved it to: one event per state change.
   const events: NewEvent[] = [{ type: 'payment.created', resourceId: row.id, resource: row.resource }];
-  if (status !== 'pending') events.push({ type: `payment.${status}`, resourceId: row.id, resource: row.resource });
-  // A payment's metadata is set once, here: no later write changes it (migration 0016). What the
-  // lists keep is held to go with the events' statement (decision 0092).
-  const entries = { set: input.metadata ?? {}, record: row };
+  if (row.status !== 'pending') events.push({ type: `payment.${row.status as Exclude<PaymentStatus, 'pending'>}`, resourceId: row.id, resource: row.resource });
+  // A payment's metadata is set once, here: no later write changes it (migration 0016).
+  const entries = { set: metadata ?? {}, record: row };
   await recordListWrite(write, tenantId, { ...paymentDimensions(row), after: paymentSide(row), events: events.map((e) => e.type) }, entries);
   await insertEvents(write, tenantId, events);
-  return row;
 }
 
 async function lockPayment({ trx }: Write, tenantId: string, id: string) {

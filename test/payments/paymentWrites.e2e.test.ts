@@ -168,7 +168,7 @@ describe('card payments and their lifecycle', () => {
   const payKeyed = (idempotencyKey: string, extra: Record<string, unknown> = {}) => pay(extra, { 'idempotency-key': idempotencyKey });
 
   it.runIf(TEST_DIALECT === 'postgres')(
-    "sends the key's lock with its claim, the account's check with the payment's insert, and the list change and metadata entries with the events, one statement each on PostgreSQL",
+    "under a new key: the key's lock, its claim and the account's check in one statement, then the payment, its list change, metadata entries, events and stored answer in one more (decision 0094)",
     async () => {
       await payKeyed('warm-up'); // the API key's first use is recorded in the background: not counted below
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -178,29 +178,34 @@ describe('card payments and their lifecycle', () => {
         expect(created.status).toBe(201);
         const texts = recorder.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"'));
         const transaction = texts.slice(texts.indexOf('begin'));
-        expect(transaction.filter((text) => text.includes('pg_try_advisory_xact_lock'))).toHaveLength(1);
-        expect(transaction.find((text) => text.includes('pg_try_advisory_xact_lock'))).toContain('insert into "idempotency_keys"');
-        expect(transaction.filter((text) => text.includes('from "accounts"'))).toHaveLength(1);
-        expect(transaction.find((text) => text.includes('from "accounts"'))).toMatch(/^insert into "payments" .* for share$/s);
-        // The list change goes with the events (decision 0092).
-        expect(transaction.filter((text) => text.includes('insert into "list_changes"'))).toHaveLength(1);
-        expect(transaction.find((text) => text.includes('insert into "list_changes"'))).toContain('insert into "events"');
-        // begin, the claim, the savepoint, the payment, its events and list change, the stored answer, commit.
-        expect(transaction).toHaveLength(7);
+        const claim = transaction.find((text) => text.includes('pg_try_advisory_xact_lock')) ?? '';
+        expect(claim).toContain('insert into "idempotency_keys"');
+        expect(claim).toMatch(/from "accounts" .* for share/s);
+        const rest = transaction.find((text) => text.includes('insert into "events"')) ?? '';
+        for (const part of ['insert into "payments"', 'insert into "list_changes"', 'update "idempotency_keys"']) expect(rest).toContain(part);
+        expect(transaction.filter((text) => text.includes('insert into "payments"'))).toHaveLength(1);
+        // begin, the claim, the rest, commit: no savepoint (nothing after the claim can refuse).
+        expect(transaction).toHaveLength(4);
+        expect(created.body.data.id).toMatch(/^pay_/);
+        expect((await t.get(`/v3/payments/${created.body.data.id}`, key)).body.data).toEqual(created.body.data);
       } finally {
         recorder.stop();
       }
-      // With metadata, its entries go in the same statement: still seven.
+      // With metadata, its entries go in the same statement: still four.
       const withMetadata = recordSentStatements();
       try {
         expect((await payKeyed('k-2', { metadata: { channel: 'web', tier: 'gold' } })).status).toBe(201);
         const texts = withMetadata.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"'));
         const transaction = texts.slice(texts.indexOf('begin'));
         expect(transaction.find((text) => text.includes('insert into "payment_metadata"'))).toContain('insert into "events"');
-        expect(transaction).toHaveLength(7);
+        expect(transaction).toHaveLength(4);
       } finally {
         withMetadata.stop();
       }
+      // A replay: the quick attempt claims nothing and is rolled back; the stored answer comes back as always.
+      const replay = await payKeyed('k-2', { metadata: { channel: 'web', tier: 'gold' } });
+      expect(replay.status).toBe(201);
+      expect(replay.headers['idempotent-replayed']).toBe('true');
     },
   );
 
