@@ -30,10 +30,14 @@ export class SqliteCheckpointer {
     this.#worker.on('error', () => {});
   }
 
+  /** Lets the thread close its connection and end (terminated after 2 s). Held (ref) meanwhile: an unref'd wait alone would let the process exit mid-close. */
   async stop(): Promise<void> {
+    this.#worker.ref();
     const exited = once(this.#worker, 'exit');
+    let timer: NodeJS.Timeout | undefined;
     this.#worker.postMessage('stop');
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 2_000).unref())]);
+    await Promise.race([exited, new Promise((resolve) => (timer = setTimeout(resolve, 2_000)))]);
+    clearTimeout(timer);
     await this.#worker.terminate();
   }
 }
