@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { sql } from 'kysely';
@@ -122,4 +122,40 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
 /** A key with scope write on the bench tenant, for the writer. */
 export async function writeKey(ds: Dataset): Promise<string> {
   return (await cli(ds.url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read,write')).stdout.trim();
+}
+
+/**
+ * A dataset of the same payments (the same seed) built and served by another checkout, for
+ * `--only floor --against`: a build whose layout differs (the counters of migrations 0033–0036)
+ * cannot serve ours. Seeded once by that checkout's own `cli seed`, then reused (a marker file
+ * says it finished); delete `data/bench/build-*` to rebuild.
+ */
+export async function datasetOfBuild(dir: string, dialect: BenchDialect, payments: number, log: (line: string) => void): Promise<Dataset> {
+  const name = `build-${basename(resolve(dir)).replace(/[^a-z0-9]/gi, '_')}-payments-${payments}`;
+  mkdirSync(resolve('data/bench'), { recursive: true });
+  const done = resolve(`data/bench/${name}.${dialect}.seeded`);
+  const schema = name.replace(/-/g, '_').toLowerCase();
+  const file = resolve(`data/bench/${name}.sqlite`);
+  const url = dialect === 'sqlite' ? `sqlite:${file}` : `${PG_BASE}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
+  const cliOf = (...args: string[]) =>
+    run(process.execPath, [resolve(dir, 'src/cli/main.ts'), ...args], { cwd: dir, env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, maxBuffer: 1 << 24 });
+  if (!existsSync(done)) {
+    if (dialect === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
+    else {
+      const admin = new pg.Client({ connectionString: PG_BASE });
+      await admin.connect();
+      await admin.query(`drop schema if exists ${schema} cascade`);
+      await admin.query(`create schema ${schema}`);
+      await admin.end();
+    }
+    const started = performance.now();
+    const accounts = Math.max(10, Math.min(1000, Math.round(payments / 1000)));
+    await cliOf('seed', '--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000');
+    writeFileSync(done, new Date().toISOString());
+    log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} with ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  } else {
+    log(`  reusing ${dir}'s ${payments.toLocaleString('en')} payments on ${dialect}`);
+  }
+  const key = (await cliOf('keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
+  return { dialect, payments, url, key };
 }

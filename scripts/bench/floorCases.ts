@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import type { Dataset } from './datasets.ts';
+import { datasetOfBuild, type Dataset } from './datasets.ts';
 import { startFloor } from './floor/againstFloor.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
@@ -17,6 +17,7 @@ export async function floorCasePaths(origin: string, key: string): Promise<Recor
     'filter[status]=succeeded': '/v3/payments?filter[status]=succeeded',
     'filter[status]=failed&sort=-amount': '/v3/payments?filter[status]=failed&sort=-amount',
     'one account’s payments': `/v3/accounts/${account}/payments`,
+    'filter[metadata][channel]=web': '/v3/payments?filter[metadata][channel]=web',
     accounts: '/v3/accounts',
   };
 }
@@ -29,8 +30,9 @@ export interface FloorRounds {
 /**
  * `--only floor`: the list cases on the service and on the floor, alternated case by case for
  * `rounds` rounds, without the rest of a dataset's run. With `beforeDir` (a checkout of another
- * commit, its node_modules in place), that build's server runs beside ours on the same dataset
- * and is measured in the same alternation: before ÷ after in one run on a noisy machine.
+ * commit, its node_modules in place), that build's server runs beside ours on the same payments,
+ * seeded by that build into a dataset of its own (datasetOfBuild), and is measured in the same
+ * alternation: before ÷ after in one run on a noisy machine.
  */
 export async function measureFloorRounds(
   ds: Dataset,
@@ -40,23 +42,27 @@ export async function measureFloorRounds(
   try {
     const ours = await startServer(ds.url);
     servers.push(ours);
-    const before = options.beforeDir
-      ? await startServer(ds.url, { command: [resolve(options.beforeDir, 'src/cli/main.ts'), 'serve'], cwd: options.beforeDir })
-      : undefined;
+    // The other build serves the same payments (the same seed) from a dataset it built itself: its layout may differ from ours.
+    const beforeDs = options.beforeDir ? await datasetOfBuild(options.beforeDir, ds.dialect, ds.payments, options.log) : undefined;
+    const before =
+      options.beforeDir && beforeDs
+        ? await startServer(beforeDs.url, { command: [resolve(options.beforeDir, 'src/cli/main.ts'), 'serve'], cwd: options.beforeDir })
+        : undefined;
     if (before) servers.push(before);
     const floor = await startFloor(ds.url);
     servers.push(floor);
     const paths = await floorCasePaths(ours.origin, ds.key);
+    const beforePaths = before && beforeDs ? await floorCasePaths(before.origin, beforeDs.key) : undefined;
     const cases = Object.keys(paths).map((name) => ({ name, ours: [] as Measured[], before: [] as Measured[], floor: [] as Measured[] }));
-    const run = (name: string, url: string) => {
+    const run = (name: string, url: string, key = ds.key) => {
       options.log(`  ${ds.dialect} ${ds.payments}: ${name}`);
-      return hammer(url, ds.key, options.seconds, options.connections);
+      return hammer(url, key, options.seconds, options.connections);
     };
     for (let round = 1; round <= options.rounds; round++) {
       for (const c of cases) {
         const path = paths[c.name];
         c.ours.push(await run(`${c.name} (ours, round ${round})`, ours.origin + path));
-        if (before) c.before.push(await run(`${c.name} (before, round ${round})`, before.origin + path));
+        if (before && beforeDs && beforePaths) c.before.push(await run(`${c.name} (before, round ${round})`, before.origin + beforePaths[c.name], beforeDs.key));
         c.floor.push(await run(`${c.name} (the floor, round ${round})`, floor.origin + path));
       }
     }
