@@ -36,6 +36,7 @@ const throughPooler = [
   'test/payments/paymentWrites.e2e.test.ts',
   'test/accounts/accountWrites.e2e.test.ts',
   'test/idempotency/idempotency.e2e.test.ts',
+  'test/idempotency/keyedCreates.property.e2e.test.ts',
   'test/events/events.e2e.test.ts',
   'test/webhooks/delivery.e2e.test.ts',
   'test/auth/access.e2e.test.ts',
