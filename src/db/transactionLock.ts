@@ -33,11 +33,17 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   table: T,
   row: Insertable<Database[T]>,
   conflict: Array<keyof Database[T] & string>,
-  /** PostgreSQL only: a condition the insert also needs (it may lock the rows it reads). */
+  /** A condition the insert also needs (on PostgreSQL it may lock the rows it reads). */
   onlyIf?: RawBuilder<unknown>,
 ): Promise<{ locked: boolean; inserted: boolean }> {
+  if (dialect === 'sqlite' && onlyIf) {
+    const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
+    const result = await sql`insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})
+        select ${sql.join(entries.map(([, value]) => sql`${value}`))} where ${onlyIf}
+        on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing`.execute(trx);
+    return { locked: true, inserted: Number(result.numAffectedRows ?? 0) === 1 };
+  }
   if (dialect === 'sqlite') {
-    if (onlyIf) throw new Error('onlyIf is for PostgreSQL');
     // biome-ignore lint/suspicious/noExplicitAny: any table's row; its type is checked at the call (Insertable<Database[T]>)
     const result = await (trx.insertInto(table) as any)
       .values(row)

@@ -1,4 +1,4 @@
-import type { Insertable, InsertQueryBuilder, QueryCreator, Transaction, UpdateQueryBuilder } from 'kysely';
+import type { Insertable, InsertQueryBuilder, QueryCreator, RawBuilder, Transaction, UpdateQueryBuilder } from 'kysely';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
@@ -21,14 +21,15 @@ export interface Write {
   changed(tenantId: string): void;
   /**
    * A lock on `name` until this transaction ends (`locked`: false when another holds it), then,
-   * only if it was taken, `row` inserted unless a row has its `conflict` columns: one round trip
-   * on PostgreSQL (transactionLock.ts).
+   * only if it was taken, `row` inserted unless a row has its `conflict` columns (and only if
+   * `onlyIf` holds): one round trip on PostgreSQL (transactionLock.ts).
    */
   tryLockAndInsert<T extends keyof Database & string>(
     name: string,
     table: T,
     row: Insertable<Database[T]>,
     conflict: Array<keyof Database[T] & string>,
+    onlyIf?: RawBuilder<unknown>,
   ): Promise<{ locked: boolean; inserted: boolean }>;
   /**
    * An insert nothing in the write reads back. PostgreSQL holds it for the next statement built on
@@ -90,7 +91,7 @@ function writeIn(trx: Transaction<Database>, dialect: Dialect, changed: Set<stri
     dialect,
     shard: pickShard(dialect),
     changed: (tenantId) => changed.add(tenantId),
-    tryLockAndInsert: (name, table, row, conflict) => tryTransactionLockAndInsert(trx, dialect, name, table, row, conflict),
+    tryLockAndInsert: (name, table, row, conflict, onlyIf) => tryTransactionLockAndInsert(trx, dialect, name, table, row, conflict, onlyIf),
     async hold(insert) {
       if (dialect === 'sqlite') await insert.execute();
       else held.push(insert);

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
-import { tryTransactionLockAndInsert } from '../db/transactionLock.ts';
 import { claimRow, completeKey, keyLockName, type KeyedRequest, type WriteResult } from '../idempotency/runIdempotent.ts';
 import { toPaymentResource } from './paymentResource.ts';
 import { newPaymentRow, recordPaymentCreated, type NewPayment } from './paymentWrites.ts';
@@ -10,15 +9,10 @@ import { newPaymentRow, recordPaymentCreated, type NewPayment } from './paymentW
 const NOT_AT_ONCE = Symbol('not at once');
 
 /**
- * PostgreSQL: a create under a new Idempotency-Key in two statements of one transaction instead
- * of five (decision 0094). The first takes the key's lock and claims it only if the account is the
- * caller's own and open, locking it FOR SHARE as the general way does; after that nothing in the
- * write can refuse, so no savepoint is needed. The second inserts the payment, its metadata
- * entries, its list change, its events and the key's answer, as data-modifying CTEs of the
- * events' statement (which also reads the endpoints for their deliveries). When the first claims
- * nothing (the key is known, another request holds it, the account is not open) the attempt is
- * rolled back and answers undefined: runIdempotent then decides as always (replay, 409, 422).
- * Same rows, same answer, same events as the general way (`insertPayment`).
+ * A create under a new Idempotency-Key: the key claimed only with the account's check (after that
+ * nothing can refuse: no savepoint), the rest held to go with the events' statement, the answer
+ * stored with it (decision 0094). When the claim takes nothing it rolls back, having written
+ * nothing, and answers undefined: runIdempotent then decides as always (replay, 409, 422).
  */
 export async function createPaymentAtOnce(
   db: Db,
@@ -27,20 +21,18 @@ export async function createPaymentAtOnce(
   newPayment: () => Promise<NewPayment>,
 ): Promise<WriteResult | undefined> {
   const { tenantId, key, hash } = request;
-  if (db.dialect !== 'postgres' || key === undefined) return undefined;
+  if (key === undefined) return undefined;
   try {
     return await inWriteTransaction(db, async (write) => {
       const { trx } = write;
-      const accountOpen = sql`exists (${trx
+      const accountOpen = sql`exists ${trx
         .selectFrom('accounts')
         .select(sql.lit(1).as('open'))
         .where('tenant_id', '=', tenantId)
         .where('id', '=', accountId)
         .where('status', '!=', 'closed')
-        .forShare()})`;
-      const { inserted } = await tryTransactionLockAndInsert(
-        trx,
-        'postgres',
+        .forShare()}`;
+      const { inserted } = await write.tryLockAndInsert(
         keyLockName(tenantId, key),
         'idempotency_keys',
         claimRow(tenantId, key, hash, Date.now()),
