@@ -32,10 +32,26 @@ export function datasetUrl(dialect: BenchDialect, payments: number): string {
 
 /** Runs `cli <args>` on a database, as an operator would (the bench and the soak build datasets so). */
 export function cli(url: string, ...args: string[]) {
-  return run(process.execPath, ['src/cli/main.ts', ...args], {
+  return cliOf('.', url, ...args);
+}
+
+/** `cli <args>` of the checkout in `dir` (another build: `--against`). */
+function cliOf(dir: string, url: string, ...args: string[]) {
+  return run(process.execPath, [resolve(dir, 'src/cli/main.ts'), ...args], {
+    cwd: dir,
     env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' },
     maxBuffer: 1 << 24,
   });
+}
+
+/** A dataset's accounts: one per thousand payments, 10 to 1,000. */
+const accountsFor = (payments: number) => Math.max(10, Math.min(1000, Math.round(payments / 1000)));
+
+/** The seed command's arguments for a dataset of `payments`: the same payments whichever build seeds them. */
+function seedArgs(payments: number): string[] {
+  const accounts = accountsFor(payments);
+  // Nothing else writes to a dataset being built: large batches on SQLite too (its default keeps them short for live writers).
+  return ['--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
 }
 
 /** `cli <args>` with its stderr on ours: the seed command's progress (a bar on a terminal, lines otherwise). */
@@ -66,7 +82,7 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
   }
   // The seed runs with this connection closed: a SQLite load into an empty file takes its rollback-journal path only
   // when no other connection has the file open (src/seed/sqliteLoadJournal.ts).
-  let toSeed: { accounts: number } | undefined;
+  let toSeed = false;
   const db = openDatabase(url);
   try {
     await migrateToLatest(db.kysely, db.dialect);
@@ -87,20 +103,19 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
       .groupBy('tenant_id')
       .executeTakeFirst();
     if (Number(existing?.n ?? -1) !== payments) {
-      const accounts = Math.max(10, Math.min(1000, Math.round(payments / 1000)));
       const interrupted = await db.kysely
         .selectFrom('seed_runs')
         .innerJoin('tenants', 'tenants.id', 'seed_runs.tenant_id')
         .select('payments_done')
         .where('tenants.name', '=', BENCH_TENANT)
         .where('seed', '=', 'bench')
-        .where('accounts', '=', accounts)
+        .where('accounts', '=', accountsFor(payments))
         .where('payments', '=', payments)
         .where('finished_at', 'is', null)
         .executeTakeFirst();
       if (existing && !interrupted) throw new Error(`${url} holds ${existing.n} bench payments, not ${payments}; delete it to rebuild`);
       if (interrupted) log(`  continuing an interrupted seed (${Number(interrupted.payments_done).toLocaleString('en')} payments in)`);
-      toSeed = { accounts };
+      toSeed = true;
     } else {
       log(`  reusing ${payments.toLocaleString('en')} payments on ${dialect}`);
     }
@@ -109,9 +124,7 @@ export async function ensureDataset(dialect: BenchDialect, payments: number, log
   }
   if (toSeed) {
     const started = performance.now();
-    // Nothing else writes to a dataset being built: large batches on SQLite too (its default keeps them short for live writers).
-    const args = ['--tenant', BENCH_TENANT, '--accounts', String(toSeed.accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000'];
-    await cliShowingProgress(url, 'seed', ...args);
+    await cliShowingProgress(url, 'seed', ...seedArgs(payments));
     log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     // The seed command vacuums and analyzes what it loaded on PostgreSQL (src/seed/loadedTableStatistics.ts).
   }
@@ -137,8 +150,6 @@ export async function datasetOfBuild(dir: string, dialect: BenchDialect, payment
   const schema = name.replace(/-/g, '_').toLowerCase();
   const file = resolve(`data/bench/${name}.sqlite`);
   const url = dialect === 'sqlite' ? `sqlite:${file}` : `${PG_BASE}?options=${encodeURIComponent(`-c search_path=${schema}`)}`;
-  const cliOf = (...args: string[]) =>
-    run(process.execPath, [resolve(dir, 'src/cli/main.ts'), ...args], { cwd: dir, env: { ...process.env, DATABASE_URL: url, LOG_LEVEL: 'warn' }, maxBuffer: 1 << 24 });
   if (!existsSync(done)) {
     if (dialect === 'sqlite') for (const suffix of ['', '-wal', '-shm']) rmSync(`${file}${suffix}`, { force: true });
     else {
@@ -149,13 +160,12 @@ export async function datasetOfBuild(dir: string, dialect: BenchDialect, payment
       await admin.end();
     }
     const started = performance.now();
-    const accounts = Math.max(10, Math.min(1000, Math.round(payments / 1000)));
-    await cliOf('seed', '--tenant', BENCH_TENANT, '--accounts', String(accounts), '--payments', String(payments), '--seed', 'bench', '--batch-size', '100000');
+    await cliOf(dir, url, 'seed', ...seedArgs(payments));
     writeFileSync(done, new Date().toISOString());
     log(`  seeded ${payments.toLocaleString('en')} payments on ${dialect} with ${dir} in ${((performance.now() - started) / 1000).toFixed(1)} s`);
   } else {
     log(`  reusing ${dir}'s ${payments.toLocaleString('en')} payments on ${dialect}`);
   }
-  const key = (await cliOf('keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
+  const key = (await cliOf(dir, url, 'keys', 'create', '--tenant', BENCH_TENANT, '--scopes', 'read')).stdout.trim();
   return { dialect, payments, url, key };
 }

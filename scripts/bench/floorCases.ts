@@ -43,16 +43,16 @@ export async function measureFloorRounds(
     const ours = await startServer(ds.url);
     servers.push(ours);
     // The other build serves the same payments (the same seed) from a dataset it built itself: its layout may differ from ours.
-    const beforeDs = options.beforeDir ? await datasetOfBuild(options.beforeDir, ds.dialect, ds.payments, options.log) : undefined;
+    const other = options.beforeDir ? await datasetOfBuild(options.beforeDir, ds.dialect, ds.payments, options.log) : undefined;
     const before =
-      options.beforeDir && beforeDs
-        ? await startServer(beforeDs.url, { command: [resolve(options.beforeDir, 'src/cli/main.ts'), 'serve'], cwd: options.beforeDir })
+      other && options.beforeDir
+        ? { ...other, server: await startServer(other.url, { command: [resolve(options.beforeDir, 'src/cli/main.ts'), 'serve'], cwd: options.beforeDir }) }
         : undefined;
-    if (before) servers.push(before);
+    if (before) servers.push(before.server);
     const floor = await startFloor(ds.url);
     servers.push(floor);
     const paths = await floorCasePaths(ours.origin, ds.key);
-    const beforePaths = before && beforeDs ? await floorCasePaths(before.origin, beforeDs.key) : undefined;
+    const beforePaths = before ? await floorCasePaths(before.server.origin, before.key) : undefined;
     const cases = Object.keys(paths).map((name) => ({ name, ours: [] as Measured[], before: [] as Measured[], floor: [] as Measured[] }));
     const run = (name: string, url: string, key = ds.key) => {
       options.log(`  ${ds.dialect} ${ds.payments}: ${name}`);
@@ -62,7 +62,7 @@ export async function measureFloorRounds(
       for (const c of cases) {
         const path = paths[c.name];
         c.ours.push(await run(`${c.name} (ours, round ${round})`, ours.origin + path));
-        if (before && beforeDs && beforePaths) c.before.push(await run(`${c.name} (before, round ${round})`, before.origin + beforePaths[c.name], beforeDs.key));
+        if (before && beforePaths) c.before.push(await run(`${c.name} (before, round ${round})`, before.server.origin + beforePaths[c.name], before.key));
         c.floor.push(await run(`${c.name} (the floor, round ${round})`, floor.origin + path));
       }
     }

@@ -292,6 +292,8 @@ class NodeSqliteSession implements DatabaseConnection {
  */
 interface CommitGroup {
   startedAt: number;
+  /** Members that released their savepoint: committed with the group. */
+  released: number;
   /** Members that released their savepoint and wait for the commit. */
   waiters: Array<{ resolve: () => void; reject: (error: unknown) => void }>;
 }
@@ -389,7 +391,7 @@ class NodeSqliteDriver implements Driver {
     if (this.#group && !this.writer.inTransaction) this.#failGroup(this.#group, lostTransaction());
     if (!this.#group) {
       await this.writer.executeQuery(CompiledQuery.raw('begin immediate'));
-      this.#group = { startedAt: performance.now(), waiters: [] };
+      this.#group = { startedAt: performance.now(), released: 0, waiters: [] };
     }
     await this.writer.executeQuery(CompiledQuery.raw('savepoint group_member'));
   }
@@ -419,7 +421,7 @@ class NodeSqliteDriver implements Driver {
       throw error;
     }
     if (outcome === 'rollback') return this.handOver();
-    this.#tally.transactions++;
+    group.released++;
     if (this.#groupMayGrow(group)) {
       const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
       this.#endTurn();
@@ -440,7 +442,8 @@ class NodeSqliteDriver implements Driver {
     try {
       if (!this.writer.inTransaction) throw lostTransaction();
       await this.writer.executeQuery(CompiledQuery.raw('commit'));
-      this.#tally.commits++;
+      if (group.released > 0) this.#tally.commits++;
+      this.#tally.transactions += group.released;
     } catch (error) {
       // A COMMIT that failed leaves the transaction open: end it before anyone else has the connection.
       if (this.writer.inTransaction) await this.writer.executeQuery(CompiledQuery.raw('rollback')).catch(() => {});

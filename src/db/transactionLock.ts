@@ -36,27 +36,18 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   /** A condition the insert also needs (on PostgreSQL it may lock the rows it reads). */
   onlyIf?: RawBuilder<unknown>,
 ): Promise<{ locked: boolean; inserted: boolean }> {
-  if (dialect === 'sqlite' && onlyIf) {
-    const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
-    const result = await sql`insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})
-        select ${sql.join(entries.map(([, value]) => sql`${value}`))} where ${onlyIf}
-        on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing`.execute(trx);
+  const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
+  const into = sql`insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})`;
+  // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).
+  const values = sql.join(entries.map(([, value]) => sql`${value}`));
+  const onConflict = sql`on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing`;
+  if (dialect === 'sqlite') {
+    // SQLite's upsert needs a WHERE after a SELECT (else ON would read as a join's).
+    const result = await sql`${into} select ${values} where ${onlyIf ?? sql`1`} ${onConflict}`.execute(trx);
     return { locked: true, inserted: Number(result.numAffectedRows ?? 0) === 1 };
   }
-  if (dialect === 'sqlite') {
-    // biome-ignore lint/suspicious/noExplicitAny: any table's row; its type is checked at the call (Insertable<Database[T]>)
-    const result = await (trx.insertInto(table) as any)
-      .values(row)
-      .onConflict((oc: { columns: (c: string[]) => { doNothing: () => unknown } }) => oc.columns(conflict).doNothing())
-      .executeTakeFirst();
-    return { locked: true, inserted: Number(result.numInsertedOrUpdatedRows ?? 0) === 1 };
-  }
-  const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
-  // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).
   const { rows } = await sql<{ locked: boolean; inserted: number }>`with lock as (select ${lockColumns(name)}),
-      claimed as (insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})
-        select ${sql.join(entries.map(([, value]) => sql`${value}`))} from lock where locked${onlyIf ? sql` and ${onlyIf}` : sql``}
-        on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing returning 1)
+      claimed as (${into} select ${values} from lock where locked${onlyIf ? sql` and ${onlyIf}` : sql``} ${onConflict} returning 1)
     select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted`.execute(trx);
   return { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1 };
 }

@@ -2,8 +2,7 @@ import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { claimRow, completeKey, keyLockName, type KeyedRequest, type WriteResult } from '../idempotency/runIdempotent.ts';
-import { toPaymentResource } from './paymentResource.ts';
-import { newPaymentRow, recordPaymentCreated, type NewPayment } from './paymentWrites.ts';
+import { createdPayment, newPaymentRow, openAccountShared, recordPaymentCreated, type NewPayment } from './paymentWrites.ts';
 
 /** Thrown to roll an attempt back when its conditions do not hold: it wrote nothing, and the general way answers. */
 const NOT_AT_ONCE = Symbol('not at once');
@@ -24,14 +23,7 @@ export async function createPaymentAtOnce(
   if (key === undefined) return undefined;
   try {
     return await inWriteTransaction(db, async (write) => {
-      const { trx } = write;
-      const accountOpen = sql`exists ${trx
-        .selectFrom('accounts')
-        .select(sql.lit(1).as('open'))
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', accountId)
-        .where('status', '!=', 'closed')
-        .forShare()}`;
+      const accountOpen = sql`exists ${openAccountShared(write, tenantId, accountId).select(sql.lit(1).as('open'))}`;
       const { inserted } = await write.tryLockAndInsert(
         keyLockName(tenantId, key),
         'idempotency_keys',
@@ -43,9 +35,9 @@ export async function createPaymentAtOnce(
       // The processor is asked only now, once the key is this request's: a replay never asks it.
       const payment = await newPayment();
       const row = newPaymentRow(tenantId, payment);
-      const result: WriteResult = { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
-      await write.hold(trx.insertInto('payments').values(row));
-      await write.hold(completeKey(trx, tenantId, key, result));
+      const result = createdPayment(row);
+      await write.hold(write.trx.insertInto('payments').values(row));
+      await write.hold(completeKey(write.trx, tenantId, key, result));
       await recordPaymentCreated(write, tenantId, row, payment.input.metadata);
       return result;
     });

@@ -14,7 +14,7 @@ import { toPaymentResource } from './paymentResource.ts';
 import { PaymentSchema } from './paymentSchema.ts';
 import { CaptureBody, CreatePaymentBody, RefundBody } from './paymentWriteSchemas.ts';
 import { OPTIONAL_BODY } from '../core/optionalBody.ts';
-import { cancelPayment, capturePayment, insertPayment, refundPayment, type NewPayment } from './paymentWrites.ts';
+import { cancelPayment, capturePayment, createdPayment, insertPayment, refundPayment, type NewPayment } from './paymentWrites.ts';
 import { createPaymentAtOnce } from './paymentCreateAtOnce.ts';
 
 const PaymentParams = Type.Object({ payment: Type.String() });
@@ -63,10 +63,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
         secret,
         request,
         reply,
-        async (write) => {
-          const row = await insertPayment(write, request.caller.tenantId, await newPayment());
-          return { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
-        },
+        async (write) => createdPayment(await insertPayment(write, request.caller.tenantId, await newPayment())),
         (claim) => createPaymentAtOnce(db, claim, input.account_id, newPayment),
       );
     },

@@ -9,7 +9,7 @@ import type { ProcessorOutcome } from './processor/cardProcessor.ts';
 import { nextStatus, statusesAllowing, type PaymentEvent, type PaymentStatus } from './paymentStateMachine.ts';
 import type { CreatePaymentInput } from './paymentWriteSchemas.ts';
 import { recordListWrite } from '../lists/index.ts';
-import { withPaymentResource } from './paymentResource.ts';
+import { toPaymentResource, withPaymentResource } from './paymentResource.ts';
 import { insertEvents, type NewEvent } from '../events/outbox.ts';
 
 export interface NewPayment {
@@ -31,6 +31,16 @@ export async function payableAccount(write: Write, tenantId: string, accountId: 
   return account;
 }
 
+/** The caller's own account `accountId` if it is open, its row locked FOR SHARE (a close waits for the write). */
+export function openAccountShared({ trx }: Write, tenantId: string, accountId: string) {
+  return trx.selectFrom('accounts').where('tenant_id', '=', tenantId).where('id', '=', accountId).where('status', '!=', 'closed').forShare();
+}
+
+/** A create's answer: 201, the payment, and where it lives. */
+export function createdPayment(row: Selectable<PaymentTable>) {
+  return { status: 201, body: { data: toPaymentResource(row) }, location: `/v3/payments/${row.id}` };
+}
+
 /**
  * Inserts the payment if its account is the caller's own and open, read under the shared row
  * lock payableAccount takes, in one statement (a round trip less on PostgreSQL). When nothing
@@ -43,16 +53,8 @@ async function insertIntoPayableAccount(write: Write, tenantId: string, row: Sel
   const inserted = await trx
     .insertInto('payments')
     .columns(columns)
-    .expression(
-      trx
-        .selectFrom('accounts')
-        // The values' types come from the payments' columns (an INSERT … SELECT's parameters take its target's types).
-        .select(columns.map((column) => sql.val(row[column]).as(column)))
-        .where('tenant_id', '=', tenantId)
-        .where('id', '=', row.account_id)
-        .where('status', '!=', 'closed')
-        .forShare(),
-    )
+    // The values' types come from the payments' columns (an INSERT … SELECT's parameters take its target's types).
+    .expression(openAccountShared(write, tenantId, row.account_id).select(columns.map((column) => sql.val(row[column]).as(column))))
     .executeTakeFirst();
   if (Number(inserted.numInsertedOrUpdatedRows ?? 0) === 1) return;
   await payableAccount(write, tenantId, row.account_id);
