@@ -31,6 +31,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** The scope a route needs; routes without one are public (health, readiness). */
     scope?: Scope;
+    /**
+     * The route's first statement carries the key's check (db/guardedStatement.ts: a list's page,
+     * a create's claim), and it writes nothing before: auth may leave a known key to it.
+     */
+    keyLeftToStatement?: boolean;
   }
 }
 
@@ -83,9 +88,9 @@ function sameHash(stored: string, computed: string): boolean {
 
 /**
  * Authenticates every route that declares a scope, before its input is validated; with read
- * replicas (`withWritePosition`) it also carries the tenant's last write position. A list route on
- * a key found valid before goes on unproven, as the list's statement re-checks the key (decision
- * 0017); not with replicas, where the key must be read on the primary (decision 0011).
+ * replicas (`withWritePosition`) it also carries the tenant's last write position. A list route, or
+ * a create, on a key found valid before goes on unproven, as its statement re-checks the key
+ * (decisions 0017, 0095); not with replicas, where the key must be read on the primary (decision 0011).
  */
 export function registerAuthentication(app: FastifyInstance, db: Kysely<Database>, withWritePosition = false): void {
   const known = new KnownKeys();
@@ -94,7 +99,7 @@ export function registerAuthentication(app: FastifyInstance, db: Kysely<Database
     const needed = request.routeOptions.config.scope;
     if (!needed) return;
     const hash = keyHashOf(request);
-    const remembered = !withWritePosition && request.routeOptions.config.keyCheckedByList ? known.get(hash) : undefined;
+    const remembered = !withWritePosition && request.routeOptions.config.keyLeftToStatement ? known.get(hash) : undefined;
     if (remembered?.scopes.includes(needed)) {
       const caller: Caller = { tenantId: remembered.tenantId, scopes: remembered.scopes, keyHash: hash, writtenUpTo: 0 };
       const settled = () => (caller.unproven = undefined);

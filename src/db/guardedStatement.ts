@@ -1,4 +1,4 @@
-import { CompiledQuery, type Compilable } from 'kysely';
+import { CompiledQuery, sql, type Compilable, type RawBuilder } from 'kysely';
 import { driverFlagsOf, withFlags } from './driverFlags.ts';
 
 /**
@@ -24,6 +24,18 @@ const PLACEHOLDER = /\$(\d+)/g;
  * statement. Only guards' texts are renumbered: ours and short, with no literal a `$` could hide in.
  */
 const shifted = (guard: CompiledQuery, shift: number) => guard.sql.replace(PLACEHOLDER, (_, n: string) => `$${Number(n) + shift}`);
+
+/**
+ * PostgreSQL: a guard's compiled select as a fragment of a statement Kysely builds, its values
+ * that statement's parameters (numbered where they land). Ours and short, as for `shifted`.
+ */
+export function guardFragment(guard: CompiledQuery): RawBuilder<unknown> {
+  const pieces = guard.sql.split(PLACEHOLDER);
+  return sql.join(
+    pieces.map((piece, i) => (i % 2 === 0 ? sql.raw(piece) : sql`${guard.parameters[Number(piece) - 1]}`)),
+    sql``,
+  );
+}
 
 /**
  * PostgreSQL: `statement`'s rows, each with the guard's `noted` as one more column, and no row

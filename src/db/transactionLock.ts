@@ -1,4 +1,5 @@
 import { sql, type Insertable, type RawBuilder, type Transaction } from 'kysely';
+import { guardFragment, type StatementGuard } from './guardedStatement.ts';
 import type { Database, Dialect } from './schema.ts';
 
 /**
@@ -19,12 +20,21 @@ function lockColumns(name: string) {
              then set_config('client_connection_check_interval', ${String(CLIENT_CHECK_MS)}, true) end as client_check`;
 }
 
+/** What a claim found: the lock taken, the row inserted, and whether its guard held (true when it had none). */
+export interface ClaimOutcome {
+  locked: boolean;
+  inserted: boolean;
+  guarded: boolean;
+}
+
 /**
  * Takes a lock on `name` until the transaction ends, or answers false at once when another holds it,
  * on any instance; then inserts `row` unless a row with the same `conflict` columns is there, in one
  * statement. PostgreSQL: a transaction advisory lock, its holder bounded when idle or its client
  * dead (decision 0061); the insert reads the lock's answer first so it never waits. SQLite: a write
- * transaction holds the whole file, so always true.
+ * transaction holds the whole file, so always true. With a `guard` (the caller's key, not yet
+ * proven: auth/knownKeys.ts) nothing is locked or inserted unless its select yields a row, read in
+ * the same statement on PostgreSQL; `held` is called when it did.
  */
 export async function tryTransactionLockAndInsert<T extends keyof Database & string>(
   trx: Transaction<Database>,
@@ -35,19 +45,30 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   conflict: Array<keyof Database[T] & string>,
   /** A condition the insert also needs (on PostgreSQL it may lock the rows it reads). */
   onlyIf?: RawBuilder<unknown>,
-): Promise<{ locked: boolean; inserted: boolean }> {
+  guard?: StatementGuard,
+): Promise<ClaimOutcome> {
   const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
   const into = sql`insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})`;
   // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).
   const values = sql.join(entries.map(([, value]) => sql`${value}`));
   const onConflict = sql`on conflict (${sql.join(conflict.map((column) => sql.ref(column)))}) do nothing`;
   if (dialect === 'sqlite') {
+    // A statement here is a function call: the guard's select first, in the same transaction.
+    const guardRow = guard && (await trx.executeQuery<{ noted: unknown }>(guard.select.compile())).rows[0];
+    if (guard && !guardRow) return { locked: false, inserted: false, guarded: false };
+    if (guard) guard.held(Boolean(guardRow?.noted));
     // SQLite's upsert needs a WHERE after a SELECT (else ON would read as a join's).
     const result = await sql`${into} select ${values} where ${onlyIf ?? sql`1`} ${onConflict}`.execute(trx);
-    return { locked: true, inserted: Number(result.numAffectedRows ?? 0) === 1 };
+    return { locked: true, inserted: Number(result.numAffectedRows ?? 0) === 1, guarded: true };
   }
-  const { rows } = await sql<{ locked: boolean; inserted: number }>`with lock as (select ${lockColumns(name)}),
+  // The guard, when there is one, is the lock's only row source: no row, no lock, no insert.
+  const guardCte = guard ? sql`guard as (${guardFragment(guard.select.compile())}),` : sql``;
+  const { rows } = await sql<{ locked: boolean | null; inserted: number; guarded: boolean; noted: boolean | null }>`with ${guardCte}
+      lock as (select ${lockColumns(name)}${guard ? sql` from guard` : sql``}),
       claimed as (${into} select ${values} from lock where locked${onlyIf ? sql` and ${onlyIf}` : sql``} ${onConflict} returning 1)
-    select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted`.execute(trx);
-  return { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1 };
+    select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted,
+      ${guard ? sql`exists (select 1 from guard) as guarded, (select noted from guard) as noted` : sql`true as guarded, null as noted`}`.execute(trx);
+  const outcome = { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1, guarded: rows[0]?.guarded === true };
+  if (guard && outcome.guarded) guard.held(rows[0]?.noted === true);
+  return outcome;
 }

@@ -4,7 +4,8 @@ import { pickShard } from './counterShard.ts';
 import type { Db } from './database.ts';
 import { isTransactionConflict } from './databaseErrors.ts';
 import type { Database, Dialect } from './schema.ts';
-import { tryTransactionLockAndInsert } from './transactionLock.ts';
+import type { StatementGuard } from './guardedStatement.ts';
+import { tryTransactionLockAndInsert, type ClaimOutcome } from './transactionLock.ts';
 
 /**
  * What a write runs in: its transaction, and the counter shard its count deltas go to, chosen by
@@ -22,7 +23,7 @@ export interface Write {
   /**
    * A lock on `name` until this transaction ends (`locked`: false when another holds it), then,
    * only if it was taken, `row` inserted unless a row has its `conflict` columns (and only if
-   * `onlyIf` holds): one round trip on PostgreSQL (transactionLock.ts).
+   * `onlyIf` holds), and none of it unless `guard` holds: one round trip on PostgreSQL (transactionLock.ts).
    */
   tryLockAndInsert<T extends keyof Database & string>(
     name: string,
@@ -30,7 +31,8 @@ export interface Write {
     row: Insertable<Database[T]>,
     conflict: Array<keyof Database[T] & string>,
     onlyIf?: RawBuilder<unknown>,
-  ): Promise<{ locked: boolean; inserted: boolean }>;
+    guard?: StatementGuard,
+  ): Promise<ClaimOutcome>;
   /**
    * An insert nothing in the write reads back. PostgreSQL holds it for the next statement built on
    * `withHeld` (one round trip for several, decision 0092), or sends it before the commit; SQLite
@@ -91,7 +93,7 @@ function writeIn(trx: Transaction<Database>, dialect: Dialect, changed: Set<stri
     dialect,
     shard: pickShard(dialect),
     changed: (tenantId) => changed.add(tenantId),
-    tryLockAndInsert: (name, table, row, conflict, onlyIf) => tryTransactionLockAndInsert(trx, dialect, name, table, row, conflict, onlyIf),
+    tryLockAndInsert: (name, table, row, conflict, onlyIf, guard) => tryTransactionLockAndInsert(trx, dialect, name, table, row, conflict, onlyIf, guard),
     async hold(insert) {
       if (dialect === 'sqlite') await insert.execute();
       else held.push(insert);

@@ -32,8 +32,6 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Set on list routes (listRouteConfig): marks them as lists in the OpenAPI document. */
     listSpec?: ListSpec;
-    /** The route's list statement can carry the key's check (db/guardedStatement.ts): auth may leave the key to it (auth/authenticate.ts). */
-    keyCheckedByList?: boolean;
   }
 }
 
@@ -41,7 +39,7 @@ declare module 'fastify' {
 export function listRouteConfig(spec: ListSpec, offer?: RepresentationOffer) {
   return {
     listSpec: spec,
-    keyCheckedByList: true,
+    keyLeftToStatement: true,
     queryFieldErrors: (errors: readonly SchemaError[], query: unknown) => listSchemaFieldErrors(spec, offer, errors, query),
   };
 }

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import type { StatementGuard } from '../db/guardedStatement.ts';
 import { inWriteTransaction } from '../db/writeTransaction.ts';
 import { claimRow, completeKey, keyLockName, type KeyedRequest, type WriteResult } from '../idempotency/runIdempotent.ts';
 import { createdPayment, newPaymentRow, openAccountShared, recordPaymentCreated, type NewPayment } from './paymentWrites.ts';
@@ -10,14 +11,16 @@ const NOT_AT_ONCE = Symbol('not at once');
 /**
  * A create under a new Idempotency-Key: the key claimed only with the account's check (after that
  * nothing can refuse: no savepoint), the rest held to go with the events' statement, the answer
- * stored with it (decision 0094). When the claim takes nothing it rolls back, having written
- * nothing, and answers undefined: runIdempotent then decides as always (replay, 409, 422).
+ * stored with it (decision 0094). A key not yet proven (`unproven`) is checked by the claim itself
+ * (decision 0095). When the claim takes nothing it rolls back, having written nothing, and answers
+ * undefined: the key is then looked up and runIdempotent decides as always (replay, 409, 422).
  */
 export async function createPaymentAtOnce(
   db: Db,
   request: KeyedRequest,
   accountId: string,
   newPayment: () => Promise<NewPayment>,
+  unproven?: StatementGuard,
 ): Promise<WriteResult | undefined> {
   const { tenantId, key, hash } = request;
   if (key === undefined) return undefined;
@@ -30,6 +33,7 @@ export async function createPaymentAtOnce(
         claimRow(tenantId, key, hash, Date.now()),
         ['tenant_id', 'key'],
         accountOpen,
+        unproven,
       );
       if (!inserted) throw NOT_AT_ONCE;
       // The processor is asked only now, once the key is this request's: a replay never asks it.

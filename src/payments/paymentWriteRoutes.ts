@@ -29,7 +29,8 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
   // Request and reply types come from the route schemas (TypeBox), never restated.
   const app = fastify.withTypeProvider<TypeBoxTypeProvider>();
   app.post('/v3/payments', {
-    config: { scope: 'write' },
+    // A key this instance found valid before is checked by the create's first statement (decision 0095).
+    config: { scope: 'write', keyLeftToStatement: true },
     schema: {
       summary: 'Take a card payment',
       description:
@@ -64,7 +65,7 @@ export function registerPaymentWriteRoutes(fastify: FastifyInstance, db: Db, pro
         request,
         reply,
         async (write) => createdPayment(await insertPayment(write, request.caller.tenantId, await newPayment())),
-        (claim) => createPaymentAtOnce(db, claim, input.account_id, newPayment),
+        (claim, unproven) => createPaymentAtOnce(db, claim, input.account_id, newPayment, unproven),
       );
     },
   });

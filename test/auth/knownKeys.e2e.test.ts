@@ -5,17 +5,19 @@ import { findKeysByPrefix, revokeKey } from '../../src/auth/keyLifecycle.ts';
 import { createApiKey, findOrCreateTenant } from '../../src/auth/tenantQueries.ts';
 import type { Scope } from '../../src/auth/apiKey.ts';
 import { newId } from '../../src/core/resourceId.ts';
+import { card } from '../support/cards.ts';
 import { forRequest, recordSentStatements } from '../support/sentStatements.ts';
 import { seed } from '../support/seedHelpers.ts';
 import { appOn } from '../support/testApp.ts';
 import { createTestDatabase, TEST_DIALECT, type TestDatabase } from '../support/testDatabase.ts';
 
 /**
- * A list request on a key its instance found valid before: on PostgreSQL the statement that reads
- * the page checks the key too (src/auth/knownKeys.ts), and every answer is the one a lookup first
- * gives — on any instance, right after a revocation or an expiry on another.
+ * A list request or a create on a key its instance found valid before: on PostgreSQL the statement
+ * that reads the page, or claims the create's Idempotency-Key, checks the key too
+ * (src/auth/knownKeys.ts), and every answer is the one a lookup first gives, with nothing written
+ * on a refused key — on any instance, right after a revocation or an expiry on another.
  */
-describe('a list request checks its key in the statement that reads the page', () => {
+describe('a request on a key its instance knows checks the key in its first statement (a page, a create)', () => {
   let database: TestDatabase;
   /** Two instances on one database: what one is told, the other must honour on its next request. */
   let first: FastifyInstance;
@@ -98,16 +100,18 @@ describe('a list request checks its key in the statement that reads the page', (
     },
   );
 
-  /** The statements `url` sends on `app` (the background record of a key's use left out), and its answer. */
-  const counted = async (app: FastifyInstance, url: string, key: string) => {
+  /** The statements `send` sends (the background record of a key's use left out), and its answer; `label` names it. */
+  const countedSend = async <A>(label: string, send: () => Promise<A>) => {
     const recorder = recordSentStatements();
     try {
-      const answer = await forRequest(url, () => get(app, url, key));
+      const answer = await forRequest(label, send);
       return { answer, statements: recorder.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"')) };
     } finally {
       recorder.stop();
     }
   };
+  /** The statements `url` sends on `app`, and its answer. */
+  const counted = (app: FastifyInstance, url: string, key: string) => countedSend(url, () => get(app, url, key));
 
   it.runIf(TEST_DIALECT === 'postgres')(
     "answers an unknown account and another tenant's account 404, as a lookup first does, from the statement that reads the page",
@@ -227,13 +231,93 @@ describe('a list request checks its key in the statement that reads the page', (
     }
   });
 
-  it('keeps tenants apart: model-based, list requests on two instances interleaved with keys made, revoked and expired, and accounts made and deleted', async () => {
+  /** A create of 12.00 EUR with the test card on `account`, under `idempotencyKey` when given. */
+  const create = (app: FastifyInstance, key: string, account: string, idempotencyKey?: string) =>
+    app.inject({
+      method: 'POST',
+      url: '/v3/payments',
+      headers: { authorization: `Bearer ${key}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
+      payload: { account_id: account, amount: 1200, currency: 'EUR', card: card() },
+    });
+  const countOf = async (table: 'payments' | 'idempotency_keys', tenant: string) =>
+    Number(
+      (
+        await database.db.kysely
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll().as('n'))
+          .where('tenant_id', '=', tenant)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  let idempotencyKeys = 0;
+  const freshIdempotencyKey = () => `known-key-${++idempotencyKeys}`;
+
+  it.runIf(TEST_DIALECT === 'postgres')(
+    "sends begin, the claim, the rest and commit for a keyed create once the instance knows the key: the key's check goes with the claim (decision 0095)",
+    async () => {
+      const key = await newKey('acme', ['read', 'write']);
+      const lastUsed = async () =>
+        (await database.db.kysely.selectFrom('api_keys').select('last_used_at').where('key_prefix', '=', key.slice(0, 10)).executeTakeFirstOrThrow())
+          .last_used_at;
+      expect((await create(first, key, tenants.acme.account, freshIdempotencyKey())).statusCode).toBe(201);
+      await expect.poll(lastUsed).not.toBeNull();
+      const keyed = await countedSend('create', () => create(first, key, tenants.acme.account, freshIdempotencyKey()));
+      expect(keyed.answer.statusCode).toBe(201);
+      expect(keyed.statements).toHaveLength(4);
+      expect(keyed.statements[0]).toBe('begin');
+      for (const part of ['"api_keys"', 'insert into "idempotency_keys"', 'pg_try_advisory_xact_lock', 'from "accounts"']) {
+        expect(keyed.statements[1]).toContain(part);
+      }
+      expect(keyed.statements[3]).toBe('commit');
+      // Without an Idempotency-Key the general way runs: the key is looked up before anything is written.
+      const plain = await countedSend('create', () => create(first, key, tenants.acme.account));
+      expect(plain.answer.statusCode).toBe(201);
+      expect(plain.statements[0]).toContain('"api_keys"');
+      expect(plain.statements[0]).not.toContain('insert');
+      expect(plain.statements.indexOf('begin')).toBeGreaterThan(0);
+    },
+  );
+
+  it("refuses a create on a key revoked or expired since the instance saw it with the lookup's 401, and writes nothing, keyed or not", async () => {
+    for (const change of ['revoked', 'expired'] as const) {
+      for (const keyed of [true, false]) {
+        const key = await newKey('zeta', ['read', 'write']);
+        expect((await create(second, key, tenants.zeta.account, freshIdempotencyKey())).statusCode).toBe(201);
+        const id = (await keyRow(key)).id;
+        if (change === 'revoked') await revokeKey(database.db.kysely, id, new Date());
+        else
+          await database.db.kysely
+            .updateTable('api_keys')
+            .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+            .where('id', '=', id)
+            .execute();
+        const before = { payments: await countOf('payments', tenants.zeta.id), keys: await countOf('idempotency_keys', tenants.zeta.id) };
+        const refused = await create(second, key, tenants.zeta.account, keyed ? freshIdempotencyKey() : undefined);
+        const what = `${change}, ${keyed ? 'keyed' : 'not keyed'}`;
+        expect(refused.statusCode, what).toBe(401);
+        expect(refused.json().detail, what).toMatch(change === 'revoked' ? /^The API key was revoked at / : /^The API key expired at /);
+        expect({ payments: await countOf('payments', tenants.zeta.id), keys: await countOf('idempotency_keys', tenants.zeta.id) }, what).toEqual(before);
+      }
+    }
+  });
+
+  it('answers a create on a key known without the write scope 403, writing nothing', async () => {
+    const key = await newKey('acme', ['read']);
+    expect((await get(first, '/v3/payments', key)).status).toBe(200);
+    const before = await countOf('payments', tenants.acme.id);
+    const refused = await create(first, key, tenants.acme.account, freshIdempotencyKey());
+    expect(refused.statusCode).toBe(403);
+    expect(refused.json().detail).toBe('This API key lacks the write scope.');
+    expect(await countOf('payments', tenants.acme.id)).toBe(before);
+  });
+
+  it('keeps tenants apart: model-based, list requests and creates on two instances interleaved with keys made, revoked and expired, and accounts made and deleted', async () => {
     type Tenant = 'acme' | 'zeta';
     type KeyModel = { key: string; tenant: Tenant; scopes: Scope[]; state: 'active' | 'revoked' | 'expired' };
     /** Accounts the run makes (and may delete): their payments list is answered only while they are there, and only to their tenant. */
     type MadeAccount = { id: string; tenant: Tenant; alive: boolean };
-    /** `accounts`: each tenant's accounts when the run starts (the seeded ones and what earlier runs left). */
-    type Model = { keys: KeyModel[]; made: MadeAccount[]; accounts: Record<Tenant, number> };
+    /** `accounts`, `payments`: each tenant's when the run starts (the seeded ones and what earlier runs left), payments counting the run's creates. */
+    type Model = { keys: KeyModel[]; made: MadeAccount[]; accounts: Record<Tenant, number>; payments: Record<Tenant, number> };
     type Real = { apps: FastifyInstance[] };
     const writers = { acme: await newKey('acme', ['read', 'write']), zeta: await newKey('zeta', ['read', 'write']) };
     const MISSING = newId('acc');
@@ -257,9 +341,8 @@ describe('a list request checks its key in the statement that reads the page', (
     const expected = (model: Model, k: KeyModel, url: (typeof urls)[number], made: MadeAccount | undefined) => {
       if (k.state !== 'active') return { status: 401 };
       if (!k.scopes.includes('read')) return { status: 403 };
-      const tenant = tenants[k.tenant];
       if (url === '/v3/accounts') return { status: 200, total: model.accounts[k.tenant] + model.made.filter((m) => m.tenant === k.tenant && m.alive).length };
-      if (url === '/v3/payments') return { status: 200, total: tenant.payments };
+      if (url === '/v3/payments') return { status: 200, total: model.payments[k.tenant] };
       if (url.includes(':account')) return { status: 200 };
       if (url.includes(':made') && made?.alive && made.tenant === k.tenant) return { status: 200, total: 0 };
       return { status: 404 };
@@ -284,6 +367,28 @@ describe('a list request checks its key in the statement that reads the page', (
       },
       toString: () => `GET ${url} on ${instance ? 'second' : 'first'} with #${i}, made #${j}`,
     }));
+    // A create on the key's own account, the other tenant's or one that never was, under a new Idempotency-Key or none.
+    const creates = fc
+      .tuple(fc.nat(), fc.nat(1), fc.constantFrom('own' as const, 'other' as const, 'missing' as const), fc.boolean())
+      .map(([i, instance, whose, keyed]) => ({
+        check: (model: Readonly<Model>) => model.keys.length > 0,
+        async run(model: Model, real: Real) {
+          const k = model.keys[i % model.keys.length];
+          const other: Tenant = k.tenant === 'acme' ? 'zeta' : 'acme';
+          const account = whose === 'own' ? tenants[k.tenant].account : whose === 'other' ? tenants[other].account : MISSING;
+          const answer = await create(real.apps[instance], k.key, account, keyed ? freshIdempotencyKey() : undefined);
+          console.log('CREATE', k.state, k.scopes.join(), whose, keyed, instance);
+        const want = k.state !== 'active' ? 401 : !k.scopes.includes('write') ? 403 : whose === 'own' ? 201 : 422;
+          expect(answer.statusCode, `${k.tenant} ${k.state} ${k.scopes} ${whose}`).toBe(want);
+          if (want === 201) {
+            expect(answer.json().data.account_id).toBe(account);
+            model.payments[k.tenant]++;
+          }
+          // Nothing but an answered create wrote a payment, in either tenant.
+          for (const tenant of ['acme', 'zeta'] as const) expect(await countOf('payments', tenants[tenant].id), tenant).toBe(model.payments[tenant]);
+        },
+        toString: () => `create on ${whose} account with #${i} on ${instance ? 'second' : 'first'}${keyed ? ', keyed' : ''}`,
+      }));
     const commands = [
       fc
         .record({ tenant: fc.constantFrom('acme' as const, 'zeta' as const), scopes: fc.constantFrom<Scope[]>(['read'], ['write'], ['read', 'write']) })
@@ -339,13 +444,16 @@ describe('a list request checks its key in the statement that reads the page', (
         },
         toString: () => `a made account deleted on ${instance ? 'second' : 'first'} (#${j})`,
       })),
-      // Requests three times as often as keys change: a key is mostly known to an instance when it changes.
+      // Requests and creates three times as often as keys change: a key is mostly known to an instance when it changes.
       request,
       request,
       request,
+      creates,
+      creates,
+      creates,
     ];
     await fc.assert(
-      fc.asyncProperty(fc.commands(commands, { maxCommands: 30 }), async (cmds) => {
+      fc.asyncProperty(fc.commands(commands, { maxCommands: 30, size: 'max' }), async (cmds) => {
         const accounts = async (tenant: Tenant) =>
           Number(
             (
@@ -356,7 +464,12 @@ describe('a list request checks its key in the statement that reads the page', (
                 .executeTakeFirstOrThrow()
             ).n,
           );
-        const model: Model = { keys: [], made: [], accounts: { acme: await accounts('acme'), zeta: await accounts('zeta') } };
+        const model: Model = {
+          keys: [],
+          made: [],
+          accounts: { acme: await accounts('acme'), zeta: await accounts('zeta') },
+          payments: { acme: await countOf('payments', tenants.acme.id), zeta: await countOf('payments', tenants.zeta.id) },
+        };
         await fc.asyncModelRun(() => ({ model, real: { apps: [first, second] } }), cmds);
       }),
       { numRuns: 40 },

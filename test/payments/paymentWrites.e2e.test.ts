@@ -177,9 +177,12 @@ describe('card payments and their lifecycle', () => {
         const created = await forRequest('create', () => payKeyed('k-1'));
         expect(created.status).toBe(201);
         const texts = recorder.statements.map((s) => s.text).filter((text) => !text.startsWith('update "api_keys"'));
+        // The API key, known to the instance since the warm-up, is checked by the claim: nothing before begin (decision 0095).
+        expect(texts[0]).toBe('begin');
         const transaction = texts.slice(texts.indexOf('begin'));
         const claim = transaction.find((text) => text.includes('pg_try_advisory_xact_lock')) ?? '';
         expect(claim).toContain('insert into "idempotency_keys"');
+        expect(claim).toContain('from "api_keys"');
         expect(claim).toMatch(/from "accounts" .* for share/s);
         const rest = transaction.find((text) => text.includes('insert into "events"')) ?? '';
         for (const part of ['insert into "payments"', 'insert into "list_changes"', 'update "idempotency_keys"']) expect(rest).toContain(part);
