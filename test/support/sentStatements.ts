@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { StatementAfterBegin } from '../../src/db/statementAfterBegin.ts';
 
 /** One statement as the service handed it to node-postgres, with the request it was sent for. */
 export interface SentStatement {
@@ -8,6 +9,8 @@ export interface SentStatement {
   request: string | undefined;
   /** `COPY … FROM STDIN`: the text of the rows it sent, as they went (tab-separated, a line each). */
   copied?: string[];
+  /** Sent with its transaction's BEGIN, in the same round trip (src/db/statementAfterBegin.ts). */
+  afterBegin: boolean;
 }
 
 /** A COPY FROM stream (pg-copy-streams): a Writable whose chunks are the rows' text. */
@@ -58,6 +61,7 @@ export function recordSentStatements(): { statements: SentStatement[]; stop(): v
             text,
             values: (Array.isArray(values) ? values : typeof given === 'object' ? given.values : undefined) ?? [],
             request: inFlight,
+            afterBegin: given instanceof StatementAfterBegin,
           };
           if (/^copy .* from stdin/is.test(text) && typeof (given as Partial<CopyStream>)._write === 'function') {
             statement.copied = [];
