@@ -4,6 +4,7 @@ import { startFloor } from './floor/againstFloor.ts';
 import { startServer, type RunningServer } from './server.ts';
 import { getJson, hammer, type Measured } from './scenarios.ts';
 import { median } from './median.ts';
+import { untilQuiet } from './untilQuiet.ts';
 
 /** The list cases the full run measures against the floor (main.ts), by name. */
 export async function floorCasePaths(origin: string, key: string): Promise<Record<string, string>> {
@@ -54,9 +55,13 @@ export async function measureFloorRounds(
     const paths = await floorCasePaths(ours.origin, ds.key);
     const beforePaths = before ? await floorCasePaths(before.server.origin, before.key) : undefined;
     const cases = Object.keys(paths).map((name) => ({ name, ours: [] as Measured[], before: [] as Measured[], floor: [] as Measured[] }));
-    const run = (name: string, url: string, key = ds.key) => {
+    const pids = servers.map((s) => s.child.pid).filter((pid): pid is number => pid !== undefined);
+    const run = async (name: string, url: string, key = ds.key) => {
       options.log(`  ${ds.dialect} ${ds.payments}: ${name}`);
-      return hammer(url, key, options.seconds, options.connections);
+      const measured = await hammer(url, key, options.seconds, options.connections);
+      // What the run left in flight (the floor's slow counts) must not be charged to the next.
+      await untilQuiet(pids, ds.dialect === 'postgres' ? ds.url : undefined);
+      return measured;
     };
     for (let round = 1; round <= options.rounds; round++) {
       for (const c of cases) {
