@@ -68,6 +68,7 @@ import { getJson, hammer, type Measured } from './scenarios.ts';
 import { encodedSizes } from './compression.ts';
 import { walkShapes, walksUnderWrites } from './walks.ts';
 import { measureAgainstFloor, startFloor } from './floor/againstFloor.ts';
+import { untilQuiet } from './untilQuiet.ts';
 import { measureOutboxCost, printOutboxCost } from './outboxCost.ts';
 import { sqlAloneRate } from './sqlAlone.ts';
 import { measureThroughPooler, printPooler } from './pooler.ts';
@@ -129,9 +130,13 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     const account = (await getJson(`${base}/accounts?per_page=1`, ds.key)).data[0].id as string;
     const busiest = await busiestAccount(base, ds.key);
     const scenarios: Record<string, Measured> = {};
+    /** The servers whose leftover work a run waits out (untilQuiet.ts): ours, and the floor once it runs. */
+    const running = [server.child.pid].filter((pid): pid is number => pid !== undefined);
     const measure = async (name: string, url: string, headers: Record<string, string> = {}) => {
       log(`  ${ds.dialect} ${ds.payments}: ${name}`);
-      return hammer(url, ds.key, seconds, connections, headers);
+      const measured = await hammer(url, ds.key, seconds, connections, headers);
+      await untilQuiet(running, ds.dialect === 'postgres' ? ds.url : undefined);
+      return measured;
     };
     const run = async (name: string, url: string, headers: Record<string, string> = {}) => {
       scenarios[name] = await measure(name, url, headers);
@@ -154,6 +159,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
 
     // The same list cases on the floor (the plainest endpoint over the same tables), case by case.
     const floorServer = await startFloor(ds.url);
+    if (floorServer.child.pid !== undefined) running.push(floorServer.child.pid);
     let floor;
     try {
       floor = await measureAgainstFloor(

@@ -26,6 +26,17 @@ describe('a request on a key its instance knows checks the key in its first stat
 
   const newKey = async (tenant: string, scopes: Scope[] = ['read']) => createApiKey(database.db.kysely, tenants[tenant].id, scopes);
   const keyRow = async (key: string) => (await findKeysByPrefix(database.db.kysely, key.slice(0, 10)))[0];
+  /** Revokes the key, or expires it a second ago. */
+  const endKey = async (key: string, how: 'revoked' | 'expired') => {
+    const id = (await keyRow(key)).id;
+    if (how === 'revoked') await revokeKey(database.db.kysely, id, new Date());
+    else
+      await database.db.kysely
+        .updateTable('api_keys')
+        .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
+        .where('id', '=', id)
+        .execute();
+  };
   const get = async (app: FastifyInstance, url: string, key: string) => {
     const response = await app.inject({ url, headers: { authorization: `Bearer ${key}` } });
     const body = response.json();
@@ -287,14 +298,7 @@ describe('a request on a key its instance knows checks the key in its first stat
       for (const keyed of [true, false]) {
         const key = await newKey('zeta', ['read', 'write']);
         expect((await create(second, key, tenants.zeta.account, freshIdempotencyKey())).statusCode).toBe(201);
-        const id = (await keyRow(key)).id;
-        if (change === 'revoked') await revokeKey(database.db.kysely, id, new Date());
-        else
-          await database.db.kysely
-            .updateTable('api_keys')
-            .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-            .where('id', '=', id)
-            .execute();
+        await endKey(key, change);
         const before = { payments: await countOf('payments', tenants.zeta.id), keys: await countOf('idempotency_keys', tenants.zeta.id) };
         const refused = await create(second, key, tenants.zeta.account, keyed ? freshIdempotencyKey() : undefined);
         const what = `${change}, ${keyed ? 'keyed' : 'not keyed'}`;
@@ -408,14 +412,7 @@ describe('a request on a key its instance knows checks the key in its first stat
         async run(model: Model) {
           const k = model.keys[i % model.keys.length];
           if (k.state !== 'active') return;
-          const id = (await keyRow(k.key)).id;
-          if (state === 'revoked') await revokeKey(database.db.kysely, id, new Date());
-          else
-            await database.db.kysely
-              .updateTable('api_keys')
-              .set({ expires_at: new Date(Date.now() - 1000).toISOString() })
-              .where('id', '=', id)
-              .execute();
+          await endKey(k.key, state);
           k.state = state;
         },
         toString: () => `${state} #${i}`,
