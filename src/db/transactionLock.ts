@@ -28,14 +28,11 @@ export interface ClaimOutcome {
 }
 
 /**
- * Takes a lock on `name` until the transaction ends, or answers false at once when another holds it,
- * on any instance; then inserts `row` unless a row with the same `conflict` columns is there, in one
- * statement. PostgreSQL: a transaction advisory lock, its holder bounded when idle or its client
- * dead (decision 0061); the insert reads the lock's answer first so it never waits. SQLite: a write
- * transaction holds the whole file, so always true. With a `guard` (the caller's key, not yet
- * proven: auth/knownKeys.ts) nothing is locked or inserted unless its select yields a row, read in
- * the same statement on PostgreSQL; `held` is called when it did.
- */
+ * A lock on `name` for the transaction (false at once when another instance holds it), then `row`
+ * unless its `conflict` columns are taken, in one statement. PostgreSQL: an advisory lock, its
+ * holder bounded when idle or dead (0061), never waited for; SQLite: the write holds the file.
+ * With a `guard` (an unproven key, 0095) nothing happens unless its select yields a row; `held`
+ * is then called. */
 export async function tryTransactionLockAndInsert<T extends keyof Database & string>(
   trx: Transaction<Database>,
   dialect: Dialect,
