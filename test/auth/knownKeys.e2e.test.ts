@@ -385,7 +385,6 @@ describe('a request on a key its instance knows checks the key in its first stat
           const other: Tenant = k.tenant === 'acme' ? 'zeta' : 'acme';
           const account = whose === 'own' ? tenants[k.tenant].account : whose === 'other' ? tenants[other].account : MISSING;
           const answer = await create(real.apps[instance], k.key, account, keyed ? freshIdempotencyKey() : undefined);
-          console.log('CREATE', k.state, k.scopes.join(), whose, keyed, instance);
           const want = k.state !== 'active' ? 401 : !k.scopes.includes('write') ? 403 : whose === 'own' ? 201 : 422;
           expect(answer.statusCode, `${k.tenant} ${k.state} ${k.scopes} ${whose}`).toBe(want);
           if (want === 201) {
