@@ -18,8 +18,8 @@ export interface Caller {
   writtenUpTo: number;
   /**
    * Set while the key is taken from this instance's memory of it (knownKeys.ts), not yet checked
-   * for this request: the statement that reads the list carries the check (listing), or it is
-   * looked up before anything is answered. Cleared once settled either way.
+   * for this request: the statement that reads the list or claims the create carries the check, or
+   * it is looked up before anything is answered or written. Cleared once settled either way.
    */
   unproven?: StatementGuard;
 }
