@@ -60,7 +60,7 @@ export async function measureFloorRounds(
       options.log(`  ${ds.dialect} ${ds.payments}: ${name}`);
       const measured = await hammer(url, key, options.seconds, options.connections);
       // What the run left in flight (the floor's slow counts) must not be charged to the next.
-      await untilQuiet(pids, ds.dialect === 'postgres' ? ds.url : undefined);
+      await untilQuiet(pids, ds);
       return measured;
     };
     for (let round = 1; round <= options.rounds; round++) {

@@ -135,7 +135,7 @@ async function benchDataset(ds: Dataset): Promise<SizeResult> {
     const measure = async (name: string, url: string, headers: Record<string, string> = {}) => {
       log(`  ${ds.dialect} ${ds.payments}: ${name}`);
       const measured = await hammer(url, ds.key, seconds, connections, headers);
-      await untilQuiet(running, ds.dialect === 'postgres' ? ds.url : undefined);
+      await untilQuiet(running, ds);
       return measured;
     };
     const run = async (name: string, url: string, headers: Record<string, string> = {}) => {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import pg from 'pg';
+import type { Dataset } from './datasets.ts';
 
 /** Linux's clock ticks per second for /proc/<pid>/stat (USER_HZ, 100 on every architecture it runs on). */
 const TICKS_PER_SECOND = 100;
@@ -40,9 +41,11 @@ async function activeStatements(url: string): Promise<number> {
  * duration, but a server goes on with the requests it had (the floor's count over a million rows
  * takes seconds, sixteen at once), and that work would be charged to whichever run comes next —
  * in the floor's alternation, always ours. Quiet: every server process under 5 % of a core over
- * 200 ms and, on PostgreSQL (`databaseUrl`), no other session running a statement. At most 60 s.
+ * 200 ms and, on PostgreSQL, no other session running a statement on the dataset's database. At
+ * most 60 s.
  */
-export async function untilQuiet(pids: number[], databaseUrl?: string): Promise<void> {
+export async function untilQuiet(pids: number[], ds: Pick<Dataset, 'dialect' | 'url'>): Promise<void> {
+  const databaseUrl = ds.dialect === 'postgres' ? ds.url : undefined;
   const deadline = Date.now() + MAX_WAIT_MS;
   while (Date.now() < deadline) {
     const before = pids.map(cpuSecondsOf);

@@ -20,19 +20,19 @@ function lockColumns(name: string) {
              then set_config('client_connection_check_interval', ${String(CLIENT_CHECK_MS)}, true) end as client_check`;
 }
 
-/** What a claim found: the lock taken, the row inserted, and whether its guard held (true when it had none). */
-export interface ClaimOutcome {
+/** What tryTransactionLockAndInsert found: the lock taken, the row inserted, and whether its guard held (true when it had none). */
+export interface LockAndInsertOutcome {
   locked: boolean;
   inserted: boolean;
   guarded: boolean;
 }
 
 /**
- * A lock on `name` for the transaction (false at once when another instance holds it), then `row`
- * unless its `conflict` columns are taken, in one statement. PostgreSQL: an advisory lock, its
- * holder bounded when idle or dead (0061), never waited for; SQLite: the write holds the file.
- * With a `guard` (an unproven key, 0095) nothing happens unless its select yields a row; `held`
- * is then called. */
+ * A lock on `name` for the transaction (false at once if another instance holds it; on SQLite the
+ * write holds the file), then `row` unless its `conflict` columns are taken, in one statement
+ * (0061). With a `guard` (an unproven key, 0095) nothing happens unless its select yields a row;
+ * `held` is then called.
+ */
 export async function tryTransactionLockAndInsert<T extends keyof Database & string>(
   trx: Transaction<Database>,
   dialect: Dialect,
@@ -43,7 +43,7 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   /** A condition the insert also needs (on PostgreSQL it may lock the rows it reads). */
   onlyIf?: RawBuilder<unknown>,
   guard?: StatementGuard,
-): Promise<ClaimOutcome> {
+): Promise<LockAndInsertOutcome> {
   const entries = Object.entries(row as Record<string, unknown>).filter(([, value]) => value !== undefined);
   const into = sql`insert into ${sql.table(table)} (${sql.join(entries.map(([column]) => sql.ref(column)))})`;
   // The values' types come from the table's columns (an INSERT … SELECT's parameters take its target's types).

@@ -5,7 +5,7 @@ import type { Db } from './database.ts';
 import { isTransactionConflict } from './databaseErrors.ts';
 import type { Database, Dialect } from './schema.ts';
 import type { StatementGuard } from './guardedStatement.ts';
-import { tryTransactionLockAndInsert, type ClaimOutcome } from './transactionLock.ts';
+import { tryTransactionLockAndInsert, type LockAndInsertOutcome } from './transactionLock.ts';
 
 /**
  * What a write runs in: its transaction, and the counter shard its count deltas go to, chosen by
@@ -32,7 +32,7 @@ export interface Write {
     conflict: Array<keyof Database[T] & string>,
     onlyIf?: RawBuilder<unknown>,
     guard?: StatementGuard,
-  ): Promise<ClaimOutcome>;
+  ): Promise<LockAndInsertOutcome>;
   /**
    * An insert nothing in the write reads back. PostgreSQL holds it for the next statement built on
    * `withHeld` (one round trip for several, decision 0092), or sends it before the commit; SQLite

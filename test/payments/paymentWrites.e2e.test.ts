@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestApp, type TestContext } from '../support/testApp.ts';
 import { card, CARDS } from '../support/cards.ts';
+import { untilFolded } from '../support/foldAll.ts';
 import { forRequest, recordSentStatements } from '../support/sentStatements.ts';
 import { TEST_DIALECT } from '../support/testDatabase.ts';
 
@@ -165,15 +166,6 @@ describe('card payments and their lifecycle', () => {
     expect((await t.get(`/v3/payments/${payment.id}`, key)).body.data.status).toBe('authorized');
   });
 
-  const changesWaiting = async () =>
-    Number(
-      (
-        await t.database.db.kysely
-          .selectFrom('list_changes')
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
   const payKeyed = (idempotencyKey: string, extra: Record<string, unknown> = {}) => pay(extra, { 'idempotency-key': idempotencyKey });
 
   it.runIf(TEST_DIALECT === 'postgres')(
@@ -182,7 +174,7 @@ describe('card payments and their lifecycle', () => {
       await payKeyed('warm-up'); // the API key's first use is recorded in the background: not counted below
       await new Promise((resolve) => setTimeout(resolve, 200));
       // Nor the fold of the warm-up's list change (countFolder.ts): its statements would be counted with the create's.
-      await expect.poll(() => changesWaiting(), { timeout: 10_000 }).toBe(0);
+      await untilFolded(t.database.db);
       const recorder = recordSentStatements();
       try {
         const created = await forRequest('create', () => payKeyed('k-1'));
@@ -209,7 +201,7 @@ describe('card payments and their lifecycle', () => {
         recorder.stop();
       }
       // With metadata, its entries go in the same statement: still three.
-      await expect.poll(() => changesWaiting(), { timeout: 10_000 }).toBe(0);
+      await untilFolded(t.database.db);
       const withMetadata = recordSentStatements();
       try {
         expect((await payKeyed('k-2', { metadata: { channel: 'web', tier: 'gold' } })).status).toBe(201);
