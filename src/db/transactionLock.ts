@@ -1,4 +1,5 @@
 import { sql, type Insertable, type RawBuilder, type Transaction } from 'kysely';
+import { withFlags } from './driverFlags.ts';
 import { guardFragment, type StatementGuard } from './guardedStatement.ts';
 import type { Database, Dialect } from './schema.ts';
 
@@ -60,11 +61,12 @@ export async function tryTransactionLockAndInsert<T extends keyof Database & str
   }
   // The guard, when there is one, is the lock's only row source: no row, no lock, no insert.
   const guardCte = guard ? sql`guard as (${guardFragment(guard.select.compile())}),` : sql``;
-  const { rows } = await sql<{ locked: boolean | null; inserted: number; guarded: boolean; noted: boolean | null }>`with ${guardCte}
+  const statement = sql<{ locked: boolean | null; inserted: number; guarded: boolean; noted: boolean | null }>`with ${guardCte}
       lock as (select ${lockColumns(name)}${guard ? sql` from guard` : sql``}),
       claimed as (${into} select ${values} from lock where locked${onlyIf ? sql` and ${onlyIf}` : sql``} ${onConflict} returning 1)
     select (select locked from lock) as locked, (select count(*) from claimed)::int as inserted,
-      ${guard ? sql`exists (select 1 from guard) as guarded, (select noted from guard) as noted` : sql`true as guarded, null as noted`}`.execute(trx);
+      ${guard ? sql`exists (select 1 from guard) as guarded, (select noted from guard) as noted` : sql`true as guarded, null as noted`}`;
+  const { rows } = await trx.executeQuery(withFlags(statement.compile(trx), { prepared: true }));
   const outcome = { locked: rows[0]?.locked === true, inserted: rows[0]?.inserted === 1, guarded: rows[0]?.guarded === true };
   if (guard && outcome.guarded) guard.held(rows[0]?.noted === true);
   return outcome;

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../db/schema.ts';
 import type { Write } from '../db/writeTransaction.ts';
+import { withFlags } from '../db/driverFlags.ts';
 import { newId } from '../core/resourceId.ts';
 import { newDelivery } from './deliveryResource.ts';
 import type { EventType } from './eventTypes.ts';
@@ -45,7 +46,7 @@ export async function insertEvents(write: Write, tenantId: string, events: NewEv
   if (write.dialect === 'postgres') {
     // The insert, and what the write held (its list change and metadata entries), as data-modifying CTEs:
     // each runs to its end whether or not the select reads it.
-    const endpoints = await enabledEndpoints(write.withHeld(insert), tenantId).execute();
+    const { rows: endpoints } = await write.trx.executeQuery(withFlags(enabledEndpoints(write.withHeld(insert), tenantId).compile(), { prepared: true }));
     await insertDeliveries(write, tenantId, endpoints, rows, now, true);
   } else {
     await insert.execute();

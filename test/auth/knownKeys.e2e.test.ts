@@ -118,7 +118,7 @@ describe('a request on a key its instance knows checks the key in its first stat
     try {
       const answer = await forRequest(label, send);
       const sent = recorder.statements.filter((s) => !s.text.startsWith('update "api_keys"'));
-      return { answer, statements: sent.map((s) => s.text), firstAfterBegin: sent[0]?.afterBegin };
+      return { answer, statements: sent.map((s) => s.text), firstAfterBegin: sent[0]?.afterBegin, named: sent.map((s) => s.named) };
     } finally {
       recorder.stop();
     }
@@ -245,12 +245,12 @@ describe('a request on a key its instance knows checks the key in its first stat
   });
 
   /** A create of 12.00 EUR with the test card on `account`, under `idempotencyKey` when given. */
-  const create = (app: FastifyInstance, key: string, account: string, idempotencyKey?: string) =>
+  const create = (app: FastifyInstance, key: string, account: string, idempotencyKey?: string, metadata?: Record<string, string>) =>
     app.inject({
       method: 'POST',
       url: '/v3/payments',
       headers: { authorization: `Bearer ${key}`, ...(idempotencyKey ? { 'idempotency-key': idempotencyKey } : {}) },
-      payload: { account_id: account, amount: 1200, currency: 'EUR', card: card() },
+      payload: { account_id: account, amount: 1200, currency: 'EUR', card: card(), ...(metadata ? { metadata } : {}) },
     });
   const countOf = async (table: 'payments' | 'idempotency_keys', tenant: string) =>
     Number(
@@ -284,6 +284,19 @@ describe('a request on a key its instance knows checks the key in its first stat
         expect(keyed.statements[0]).toContain(part);
       }
       expect(keyed.statements[2]).toBe('commit');
+      // The claim and the rest go prepared (decision 0097), one text whatever the number of metadata keys.
+      expect(keyed.named.slice(0, 2)).toEqual([true, true]);
+      const withMetadata = [];
+      for (const metadata of [{ order: '1' }, { order: '2', channel: 'web', region: 'eu' }] as Array<Record<string, string>>) {
+        await untilFolded(database.db);
+        withMetadata.push(await countedSend('create', () => create(first, key, tenants.acme.account, freshIdempotencyKey(), metadata)));
+      }
+      expect(withMetadata[0].statements[1]).toContain('insert into "payment_metadata"');
+      expect(withMetadata[1].statements).toEqual(withMetadata[0].statements);
+      expect(withMetadata.map((sent) => sent.named.slice(0, 2))).toEqual([
+        [true, true],
+        [true, true],
+      ]);
       // Without an Idempotency-Key the general way runs: the key is looked up before anything is written.
       await untilFolded(database.db);
       const plain = await countedSend('create', () => create(first, key, tenants.acme.account));

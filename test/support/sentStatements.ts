@@ -11,6 +11,8 @@ export interface SentStatement {
   copied?: string[];
   /** Sent with its transaction's BEGIN, in the same round trip (src/db/statementAfterBegin.ts). */
   afterBegin: boolean;
+  /** Sent as a named prepared statement (src/db/preparedStatements.ts): parsed and planned once per connection. */
+  named: boolean;
 }
 
 /** A COPY FROM stream (pg-copy-streams): a Writable whose chunks are the rows' text. */
@@ -54,7 +56,7 @@ export function recordSentStatements(): { statements: SentStatement[]; stop(): v
     const query = pg.Client.prototype.query;
     pg.Client.prototype.query = function (this: pg.Client, config: unknown, values?: unknown, callback?: unknown) {
       if (listeners.size > 0) {
-        const given = config as { text?: unknown; values?: unknown[] } | string;
+        const given = config as { text?: unknown; values?: unknown[]; name?: unknown } | string;
         const text = typeof given === 'string' ? given : given?.text;
         if (typeof text === 'string') {
           const statement: SentStatement = {
@@ -62,6 +64,7 @@ export function recordSentStatements(): { statements: SentStatement[]; stop(): v
             values: (Array.isArray(values) ? values : typeof given === 'object' ? given.values : undefined) ?? [],
             request: inFlight,
             afterBegin: given instanceof StatementAfterBegin,
+            named: typeof given === 'object' && typeof given.name === 'string',
           };
           if (/^copy .* from stdin/is.test(text) && typeof (given as Partial<CopyStream>)._write === 'function') {
             statement.copied = [];

@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { Database, MetadataEntryTable, PaymentMetadataEntryTable } from '../../db/schema.ts';
 import type { HeldInsert } from '../../db/writeTransaction.ts';
 import { METADATA_ENTRY_TABLE, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
@@ -53,7 +53,12 @@ export function metadataEntryRows(
   return Object.entries(metadata).map(([key, value]) => ({ tenant_id: tenantId, key, value, created_at: record.created_at, record_id: record.id, ...carried }));
 }
 
-/** The entries of a record just created (none existed), inserted by `run` (the write's own, or held: writeTransaction.ts). */
+/**
+ * The entries of a record just created (none existed), inserted by `run` (the write's own, or held:
+ * writeTransaction.ts). On PostgreSQL (`keysAsArrays`) the keys and values go as two arrays, so the
+ * statement's text is one whatever the number of keys and the write's statement stays prepared
+ * (decision 0097).
+ */
 export async function insertMetadataEntries(
   trx: Transaction<Database>,
   list: MetadataList,
@@ -61,10 +66,27 @@ export async function insertMetadataEntries(
   record: EntryRecord & Carried,
   metadata: Record<string, string>,
   run: (insert: HeldInsert) => Promise<unknown> = (insert) => insert.execute(),
+  keysAsArrays = false,
 ): Promise<ValueCountDelta[]> {
   const rows = metadataEntryRows(tenantId, record, metadata, carriedOf(list, record));
-  if (rows.length > 0) await run(trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows));
+  if (rows.length > 0) await run(keysAsArrays ? entriesFromArrays(trx, list, rows) : trx.insertInto(METADATA_ENTRY_TABLE[list]).values(rows));
   return rows.map((r) => ({ key: r.key, value: r.value, status: record.status, delta: 1 }));
+}
+
+/** PostgreSQL: `rows` (one record's entries) inserted from its keys and values as arrays, the rest of each row shared. */
+function entriesFromArrays(trx: Transaction<Database>, list: MetadataList, rows: Array<MetadataEntryTable & Carried>): HeldInsert {
+  const [first] = rows;
+  const shared = (['tenant_id', 'created_at', 'record_id', ...CARRIED_COLUMNS[list]] as const).map((column) => [column, first[column]] as const);
+  // A payment's entries carry more columns than an account's: the union of the two tables takes only the shared ones.
+  const columns = ['key', 'value', ...shared.map(([column]) => column)] as never[];
+  const keys = rows.map((r) => r.key);
+  const values = rows.map((r) => r.value);
+  return trx
+    .insertInto(METADATA_ENTRY_TABLE[list])
+    .columns(columns)
+    .expression(
+      sql`select m.key, m.value, ${sql.join(shared.map(([, value]) => sql`${value}`))} from unnest(${keys}::text[], ${values}::text[]) as m(key, value)`,
+    );
 }
 
 /**

@@ -21,6 +21,6 @@ export async function recordListWrite(write: Write, tenantId: string, change: Li
   if (entries && 'remove' in entries) await deleteMetadataEntries(write.trx, change.list, tenantId, entries.remove);
   else if (entries?.statusBefore !== undefined)
     await replaceMetadataEntries(write.trx, change.list, tenantId, entries.record, entries.statusBefore, entries.set);
-  else if (entries) await insertMetadataEntries(write.trx, change.list, tenantId, entries.record, entries.set, write.hold);
+  else if (entries) await insertMetadataEntries(write.trx, change.list, tenantId, entries.record, entries.set, write.hold, write.dialect === 'postgres');
   await recordChange(write, tenantId, change);
 }
