@@ -1,3 +1,4 @@
+import { getRandomValues } from 'node:crypto';
 import { monotonicFactory } from 'ulid';
 
 /**
@@ -6,7 +7,21 @@ import { monotonicFactory } from 'ulid';
  */
 export type IdPrefix = 'acc' | 'pay' | 'ten' | 'key' | 'evt' | 'whe' | 'dlv';
 
-const nextUlid = monotonicFactory();
+/**
+ * The ULIDs' randomness, from the system's CSPRNG in blocks: ulid's own asks it for one byte per
+ * character, 16 calls an id, ~3 % of a create's CPU on SQLite. A byte ÷ 256, as ulid's.
+ */
+const randomBytes = new Uint8Array(4096);
+let nextByte = randomBytes.length;
+function pooledRandom(): number {
+  if (nextByte === randomBytes.length) {
+    getRandomValues(randomBytes);
+    nextByte = 0;
+  }
+  return randomBytes[nextByte++] / 256;
+}
+
+const nextUlid = monotonicFactory(pooledRandom);
 
 export function newId(prefix: IdPrefix, timeMs: number = Date.now()): string {
   return `${prefix}_${nextUlid(timeMs)}`;
