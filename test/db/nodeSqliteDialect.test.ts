@@ -40,4 +40,25 @@ describe('the node:sqlite driver', () => {
     expect(rows).toHaveLength(300_000);
     expect(await loopTurnedDuring(() => many.execute(db))).toBe(true);
   });
+
+  it('commits a write that begins in the loop turn after another one finished its work together with it: one commit', async () => {
+    const tally = { commits: 0, transactions: 0 };
+    const grouped = new Kysely<Record<string, never>>({ dialect: nodeSqliteDialect(new DatabaseSync(':memory:'), { tally }) });
+    try {
+      await sql`create table t (n integer)`.execute(grouped);
+      const before = { ...tally };
+      let second: Promise<unknown> | undefined;
+      await grouped.transaction().execute(async (trx) => {
+        await sql`insert into t values (1)`.execute(trx);
+        // Another request's write, arriving while this one finishes: it begins in the loop's next turn.
+        setImmediate(() => (second = grouped.transaction().execute((other) => sql`insert into t values (2)`.execute(other))));
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      await second;
+      expect({ commits: tally.commits - before.commits, transactions: tally.transactions - before.transactions }).toEqual({ commits: 1, transactions: 2 });
+      expect((await sql<{ n: number }>`select count(*) as n from t`.execute(grouped)).rows[0].n).toBe(2);
+    } finally {
+      await grouped.destroy();
+    }
+  });
 });
