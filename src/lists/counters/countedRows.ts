@@ -1,8 +1,9 @@
 import { sql, type RawBuilder } from 'kysely';
+import { sqliteRowsUpsert } from './sqliteRowsUpsert.ts';
 import type { Write } from '../../db/writeTransaction.ts';
-import { adjustCounts, countRows, type CountDelta } from './listCounts.ts';
-import { adjustBuckets, bucketRows, type BucketDelta } from './listBuckets.ts';
-import { adjustValueCounts, valueCountRows, valueCountUpsert, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
+import { countRows, type CountDelta } from './listCounts.ts';
+import { bucketRows, type BucketDelta } from './listBuckets.ts';
+import { valueCountRows, valueCountUpsert, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
 
 /** A write's metadata entries added and removed, for metadata_value_counts. */
 export interface ValueCountWrite {
@@ -20,9 +21,12 @@ export interface ValueCountWrite {
 export async function writeCountedRows(write: Write, tenantId: string, counts: CountDelta[], buckets: BucketDelta[], values?: ValueCountWrite): Promise<void> {
   const { trx, shard } = write;
   if (write.dialect === 'sqlite') {
-    await adjustCounts(trx, tenantId, counts, shard);
-    await adjustBuckets(trx, tenantId, buckets, shard);
-    if (values) await adjustValueCounts(write, tenantId, values.list, values.deltas);
+    const counted = [
+      ['list_counts', countRows(tenantId, counts, shard)],
+      ['list_buckets', bucketRows(tenantId, buckets, shard)],
+      ['metadata_value_counts', values ? valueCountRows(tenantId, values.list, values.deltas, shard) : []],
+    ] as const;
+    for (const [table, rows] of counted) if (rows.length > 0) await sqliteRowsUpsert<{ n: number }>(table, rows).execute(trx);
     return;
   }
   const c = countRows(tenantId, counts, shard);

@@ -8,7 +8,9 @@ export function mergeDeltas<D extends { delta: number }>(deltas: D[], keyOf: (d:
   for (const d of deltas) {
     const k = keyOf(d);
     const prior = merged.get(k);
-    merged.set(k, { ...d, delta: (prior?.delta ?? 0) + d.delta });
+    // A copy per key, added to in place: the caller's deltas stay as they were.
+    if (prior) prior.delta += d.delta;
+    else merged.set(k, { ...d });
   }
   return [...merged.entries()]
     .filter(([, d]) => d.delta !== 0)
