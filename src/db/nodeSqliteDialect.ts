@@ -376,13 +376,13 @@ class NodeSqliteDriver implements Driver {
     release?.();
   }
 
-  /** No turn waits yet, but the group is young and not full: one may come with the loop's next turn. */
-  #groupMayWait(group: CommitGroup): boolean {
-    return this.#waiting === 0 && group.waiters.length < GROUP_MAX_MEMBERS && performance.now() - group.startedAt < GROUP_MAX_MS;
+  /** The group may take more members: under GROUP_MAX_MEMBERS and GROUP_MAX_MS old. */
+  #groupIsOpen(group: CommitGroup): boolean {
+    return group.waiters.length < GROUP_MAX_MEMBERS && performance.now() - group.startedAt < GROUP_MAX_MS;
   }
 
   #groupMayGrow(group: CommitGroup): boolean {
-    return this.#waiting > 0 && group.waiters.length < GROUP_MAX_MEMBERS && performance.now() - group.startedAt < GROUP_MAX_MS;
+    return this.#waiting > 0 && this.#groupIsOpen(group);
   }
 
   /**
@@ -428,7 +428,7 @@ class NodeSqliteDriver implements Driver {
     if (outcome === 'rollback') return this.handOver();
     group.released++;
     // One turn of the event loop before a young group commits: writes whose requests arrived meanwhile join it (decision 0098).
-    if (!this.#groupMayGrow(group) && this.#groupMayWait(group)) await new Promise((resolve) => setImmediate(resolve));
+    if (this.#waiting === 0 && this.#groupIsOpen(group)) await new Promise((resolve) => setImmediate(resolve));
     if (this.#groupMayGrow(group)) {
       const committed = new Promise<void>((resolve, reject) => group.waiters.push({ resolve, reject }));
       this.#endTurn();

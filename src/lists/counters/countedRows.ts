@@ -3,7 +3,7 @@ import { sqliteRowsUpsert } from './sqliteRowsUpsert.ts';
 import type { Write } from '../../db/writeTransaction.ts';
 import { countRows, type CountDelta } from './listCounts.ts';
 import { bucketRows, type BucketDelta } from './listBuckets.ts';
-import { valueCountRows, valueCountUpsert, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
+import { adjustValueCounts, valueCountRows, valueCountUpsert, type MetadataList, type ValueCountDelta } from './metadataValueCounts.ts';
 
 /** A write's metadata entries added and removed, for metadata_value_counts. */
 export interface ValueCountWrite {
@@ -24,9 +24,9 @@ export async function writeCountedRows(write: Write, tenantId: string, counts: C
     const counted = [
       ['list_counts', countRows(tenantId, counts, shard)],
       ['list_buckets', bucketRows(tenantId, buckets, shard)],
-      ['metadata_value_counts', values ? valueCountRows(tenantId, values.list, values.deltas, shard) : []],
     ] as const;
     for (const [table, rows] of counted) if (rows.length > 0) await sqliteRowsUpsert<{ n: number }>(table, rows).execute(trx);
+    if (values) await adjustValueCounts(write, tenantId, values.list, values.deltas);
     return;
   }
   const c = countRows(tenantId, counts, shard);

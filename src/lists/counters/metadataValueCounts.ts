@@ -3,6 +3,7 @@ import type { Database } from '../../db/schema.ts';
 import type { Write } from '../../db/writeTransaction.ts';
 import { mergeDeltas } from './mergeDeltas.ts';
 import { changeSidesSql } from './changeTail.ts';
+import { sqliteRowsUpsert } from './sqliteRowsUpsert.ts';
 
 /**
  * Metadata search's entry tables (migration 0016), by list: each key/value pair of a record's
@@ -72,11 +73,7 @@ export async function adjustValueCounts(write: Write, tenantId: string, list: Me
     await valueCountUpsert(tenantId, list, rows, sql`true`).execute(trx);
     return;
   }
-  await trx
-    .insertInto('metadata_value_counts')
-    .values(rows)
-    .onConflict((oc) => oc.columns(['tenant_id', 'list', 'key', 'value', 'status', 'shard']).doUpdateSet({ n: sql`metadata_value_counts.n + excluded.n` }))
-    .execute();
+  await sqliteRowsUpsert('metadata_value_counts', rows).execute(trx);
 }
 
 /**
