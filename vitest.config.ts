@@ -24,6 +24,7 @@ const throughPooler = [
   'test/db/snapshotReader.e2e.test.ts',
   'test/db/unansweredStatements.e2e.test.ts',
   'test/db/statementAfterBegin.e2e.test.ts',
+  'test/db/vacuumTable.e2e.test.ts',
   'test/lists/filtersAndSorting.e2e.test.ts',
   'test/lists/deepPages.e2e.test.ts',
   'test/lists/exactPages.property.e2e.test.ts',

@@ -26,6 +26,12 @@ export interface DriverFlags {
    * 5000 rows take a few ms in one go. Unbounded reads stay row by row (nodeSqliteDialect.ts).
    */
   readonly readAtOnce?: true;
+  /**
+   * PostgreSQL: sent by itself, without the settings a statement carries behind a pooler: those
+   * would make it part of an implicit transaction, where VACUUM may not run. Its text names
+   * its schema (no search_path travels with it).
+   */
+  readonly alone?: true;
 }
 
 const NONE: DriverFlags = Object.freeze({});

@@ -10,6 +10,9 @@ export interface Carriage {
   namedStatements: boolean;
 }
 
+/** Marks a statement's config to go without the settings (DriverFlags.alone). */
+export const SENT_ALONE = Symbol('sent alone');
+
 /** BEGIN and START TRANSACTION, with or without their modes. */
 const TRANSACTION_START = /^\s*(begin|start\s+transaction)\b/i;
 
@@ -121,6 +124,7 @@ export function poolerSafeClient(carriage: Carriage): typeof pg.Client {
 
     // biome-ignore lint/suspicious/noExplicitAny: node-postgres' overloads, passed through
     override query(config: any, values?: any, callback?: any): any {
+      if (config?.[SENT_ALONE]) return super.query(config, values, callback);
       if (config && typeof config.submit === 'function') {
         if (config instanceof StatementWithSettings) config.travelWith(carriage, this.#inTransaction);
         return super.query(config, values, callback);

@@ -2,6 +2,7 @@ import { PostgresDriver, type CompiledQuery, type DatabaseConnection, type Query
 import type pg from 'pg';
 import { isDatabaseReadOnly } from './databaseErrors.ts';
 import { driverFlagsOf } from './driverFlags.ts';
+import { SENT_ALONE } from './poolerSafeClient.ts';
 import { preparedFull, preparedQueryOn } from './preparedStatements.ts';
 import { PLAIN_BEGIN, StatementAfterBegin } from './statementAfterBegin.ts';
 
@@ -42,7 +43,10 @@ class PreparingConnection implements DatabaseConnection {
     // A transaction that sent nothing has nothing to end.
     if (afterBegin && (compiled.sql === 'commit' || compiled.sql === 'rollback')) return { rows: [] };
     try {
-      const config = driverFlagsOf(compiled).prepared ? preparedQueryOn(this.#client, compiled.sql, values) : { text: compiled.sql, values };
+      const flags = driverFlagsOf(compiled);
+      const config = flags.prepared
+        ? preparedQueryOn(this.#client, compiled.sql, values)
+        : { text: compiled.sql, values, ...(flags.alone ? { [SENT_ALONE]: true } : {}) };
       const sent = afterBegin ? this.#withBegin(config) : this.#client.query(config);
       const { command, rowCount, rows } = await sent;
       return { numAffectedRows: AFFECTING.has(command) ? BigInt(rowCount ?? 0) : undefined, rows: (rows ?? []) as R[] };
