@@ -40,7 +40,15 @@ export function tailCountSql(dialect: Dialect, tenantId: string, list: CountedLi
     const type = dialect === 'postgres' ? 'e.type' : 'e.value';
     return sql<number>`(select count(*) from list_changes c, ${types} where c.tenant_id = ${tenantId} and ${sideMatches(slice, () => type)})`;
   }
-  return sql<number>`(select coalesce(sum(sign), 0) from ${changeSidesSql(tenantId, list)} s where ${sideMatches(slice)})`;
+  // One pass over the changes, each adding its sides that match: the union of both sides
+  // (changeSidesSql) scans them twice, a fifth of page 1's time on PostgreSQL (decision 0101).
+  const shared = narrowed(slice).filter((d) => d !== 'status');
+  const sharedTest = shared.length === 0 ? sql`` : sql` and ${sideMatches({ ...slice, status: [''] })}`;
+  const statusTest = (when: 'before' | 'after') =>
+    slice.status[0] === '' ? sql`` : sql` and ${sql.ref(`${when}_status`)} in (${sql.join([...slice.status])})`;
+  const side = (when: 'before' | 'after') => sql`case when ${sql.ref(`${when}_status`)} is not null${statusTest(when)} then 1 else 0 end`;
+  return sql<number>`(select coalesce(sum(${side('after')} - ${side('before')}), 0) from list_changes
+    where tenant_id = ${tenantId} and list = ${list}${sharedTest})`;
 }
 
 /** One kind of bucket rows a payment is counted in: a sort key (an SQL expression), its levels, and the dimensions of its slice. */
