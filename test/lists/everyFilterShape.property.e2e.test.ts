@@ -726,7 +726,7 @@ const writes = [
   ),
   // The folder runs rarely here (writes reach the counts mostly by this): reads meet long tails of unfolded changes.
   fc.constant(
-    command('fold the tenant\'s list changes into the counts', async (run) => {
+    command("fold the tenant's list changes into the counts", async (run) => {
       await foldTenant(run.db, run.tenantId);
     }),
   ),
