@@ -18,6 +18,18 @@ export interface FoldSettings {
 
 export const DEFAULT_FOLD_SETTINGS: FoldSettings = { intervalMs: 100, batch: 500, sweepMs: 10_000, warnAfterMs: 30_000, vacuumMs: 1_000 };
 
+/** The longest wait between vacuums of list_changes while they fail. */
+export const LONGEST_VACUUM_PAUSE_MS = 300_000;
+
+/**
+ * How long after a vacuum of list_changes the next may run: `vacuumMs` after one that worked, four
+ * times longer after each failure: one cut off by the statement timeout (a table bloated before
+ * this release) would otherwise run again every second, for nothing.
+ */
+export function vacuumPauseAfter(previousMs: number, failed: boolean, vacuumMs: number): number {
+  return failed ? Math.min(Math.max(previousMs, vacuumMs, 1_000) * 4, LONGEST_VACUUM_PAUSE_MS) : vacuumMs;
+}
+
 /**
  * Folds list changes into the counts off the request path: the tenants this process wrote to,
  * intervalMs after their writes (many writes, one fold), and every tenant on a sweep (writes of
@@ -31,6 +43,7 @@ export function startCountFolder(db: Db, log: FastifyBaseLogger, settings: FoldS
   let stopped = false;
 
   let vacuumedAt = Number.NEGATIVE_INFINITY;
+  let vacuumPause = settings.vacuumMs;
   const foldAll = async (tenants: Iterable<string>) => {
     let folded = 0;
     for (const tenantId of tenants) {
@@ -46,10 +59,19 @@ export function startCountFolder(db: Db, log: FastifyBaseLogger, settings: FoldS
         dirty.add(tenantId);
       }
     }
-    if (folded > 0 && performance.now() - vacuumedAt >= settings.vacuumMs && !stopped) {
+    if (folded > 0 && performance.now() - vacuumedAt >= vacuumPause && !stopped) {
       vacuumedAt = performance.now();
       // Else every read of the tail steps over each change folded since the last vacuum (decision 0100).
-      await vacuumTable(db.kysely, 'list_changes').catch((err) => log.debug({ err }, 'vacuuming list_changes failed'));
+      const failure = await vacuumTable(db.kysely, 'list_changes').then(
+        () => undefined,
+        (err: unknown) => err ?? new Error('vacuum failed'),
+      );
+      vacuumPause = vacuumPauseAfter(vacuumPause, failure !== undefined, settings.vacuumMs);
+      if (failure)
+        log.warn(
+          { err: failure },
+          `vacuuming list_changes failed; counts read its dead rows until one works (next try in ${Math.round(vacuumPause / 1000)} s)`,
+        );
     }
   };
   const run = (work: () => Promise<void>) => {
