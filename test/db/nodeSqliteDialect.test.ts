@@ -43,7 +43,8 @@ describe('the node:sqlite driver', () => {
 
   it('commits a write that begins in the loop turn after another one finished its work together with it: one commit', async () => {
     const tally = { commits: 0, transactions: 0 };
-    const grouped = new Kysely<Record<string, never>>({ dialect: nodeSqliteDialect(new DatabaseSync(':memory:'), { tally }) });
+    // No age limit that a pause of the machine could reach: the turn's wait alone decides.
+    const grouped = new Kysely<Record<string, never>>({ dialect: nodeSqliteDialect(new DatabaseSync(':memory:'), { tally, groupMaxMs: 60_000 }) });
     try {
       await sql`create table t (n integer)`.execute(grouped);
       const before = { ...tally };
