@@ -15,8 +15,8 @@ export interface ValueCountWrite {
  * Adds a write's count, bucket and value count deltas to its shard's rows as its last statement before the commit:
  * every writer of a tenant locks these rows, so each holds them one round trip and the commit (decision 0016). On
  * PostgreSQL one statement of chained CTEs locks counts, buckets, then value counts, each in mergeDeltas' order, so
- * writers cannot deadlock; one array per column keeps its text fixed, prepared once (decision 0006). SQLite: the
- * plain upserts (a statement there is a function call, not a round trip).
+ * writers cannot deadlock; one array per column keeps its text fixed, prepared once (decision 0006). SQLite: one
+ * JSON-array upsert per table (sqliteRowsUpsert.ts; a statement there is a function call, not a round trip).
  */
 export async function writeCountedRows(write: Write, tenantId: string, counts: CountDelta[], buckets: BucketDelta[], values?: ValueCountWrite): Promise<void> {
   const { trx, shard } = write;
