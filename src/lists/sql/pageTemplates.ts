@@ -6,9 +6,11 @@ import type { BucketSegment } from '../counters/rangeBuckets.ts';
 import type { PageParams } from '../request/pageParams.ts';
 import type { AmountSliver } from '../plan/amountClassRanges.ts';
 import type { ListSlice } from '../plan/listSlice.ts';
-import type { ListShape, OneStatementPlan } from '../plan/pagePlan.ts';
+import type { ListShape, OneStatementPlan, RangedShape } from '../plan/pagePlan.ts';
 import type { RangedTotal } from '../plan/rangedTotal.ts';
 import { hasLiteral } from '../plan/valuePlans.ts';
+import { flagged } from '../../db/driverFlags.ts';
+import { rangeShareSelect } from './listPageQueries.ts';
 import { pageStatement } from './pageStatements.ts';
 
 const templates = new StatementTemplates();
@@ -42,11 +44,7 @@ export function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, pl
     if (s.high !== undefined) values[`sv${k}.high`] = s.high;
   });
   if (ranged) {
-    for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
-    ranged.segments.forEach((seg, k) => {
-      values[`r${k}.from`] = seg.from;
-      if (seg.to !== undefined) values[`r${k}.to`] = seg.to;
-    });
+    addSegmentValues(values, ranged);
     values['r.low'] = ranged.low;
     if (ranged.high !== undefined) values['r.high'] = ranged.high;
     // A deep page also reads the slice's runs of buckets below and above the range (rowsBeforeRangeSelect).
@@ -82,7 +80,7 @@ export function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, pl
       ? [
           ranged.kind,
           ranged.column,
-          DIMENSIONS.map((d) => ranged.slice[d].length),
+          DIMENSIONS.map((d) => (ranged.slice[d][0] === '' ? 0 : ranged.slice[d].length)),
           ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
           ranged.high === undefined,
           search ? [ranged.below, ranged.above].map((runs) => runs.map((seg) => [seg.level, seg.from === undefined, seg.to === undefined])) : null,
@@ -104,6 +102,39 @@ export function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, pl
       };
       return pageStatement(db, dialect, { ...plan, list, search: slottedSearch }, slottedPaging);
     },
+    values,
+  );
+}
+
+/** A ranged list's slice values and its covered segments' bucket numbers, named as slottedRanged names them. */
+function addSegmentValues(values: Record<string, unknown>, ranged: RangedTotal): void {
+  for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
+  ranged.segments.forEach((seg, k) => {
+    values[`r${k}.from`] = seg.from;
+    if (seg.to !== undefined) values[`r${k}.to`] = seg.to;
+  });
+}
+
+/**
+ * SQLite: the counts a ranged list's plan is chosen from (rangeShareSelect), from its shape's
+ * template: built by Kysely, this statement cost about as much as running it, on every request of
+ * a range. Keyed by what its SQL is decided from: the dimensions the slice narrows (not only how
+ * many values each has: `''`, all, is written as no test) and the covered runs' levels.
+ */
+export function rangeShareCompiled(db: Kysely<Database>, list: RangedShape) {
+  const { table, scope, ranged } = list;
+  const values: Record<string, unknown> = { tenant: scope.tenantId, account: scope.accountId };
+  addSegmentValues(values, ranged);
+  const key = JSON.stringify([
+    'range-share',
+    table,
+    ranged.column,
+    DIMENSIONS.map((d) => (ranged.slice[d][0] === '' ? 0 : ranged.slice[d].length)),
+    ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
+  ]);
+  return templates.statement(
+    key,
+    (slot) => flagged(rangeShareSelect(db, table, { tenantId: slot<string>('tenant') }, slottedRanged(slot, ranged)), { bounded: true }),
     values,
   );
 }

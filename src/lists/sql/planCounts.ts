@@ -1,11 +1,10 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.ts';
-import { flagged } from '../../db/driverFlags.ts';
 import type { CountQuestion, ListShape, MetadataCounts, PlanCounts, RangedShape } from '../plan/pagePlan.ts';
 import { entryLeadCountsSelect } from './entryOrderPage.ts';
 import { keyedCounts } from './keyedFilters.ts';
-import { rangeShareSelect } from './listPageQueries.ts';
 import { metadataShareSelect } from './metadataPlanStatement.ts';
+import { rangeShareCompiled } from './pageTemplates.ts';
 
 /** The answer to one of the planner's questions (plan/planPage.ts nextQuestion), read inside `db` (a snapshot or not). */
 export async function answerOf(db: Kysely<Database>, question: CountQuestion): Promise<PlanCounts> {
@@ -32,7 +31,7 @@ export async function answerOf(db: Kysely<Database>, question: CountQuestion): P
 
 /** SQLite: a ranged list's slice and its rows in the buckets wholly inside its range: a few count rows, read inline. */
 async function rangeShare(db: Kysely<Database>, list: RangedShape): Promise<{ slice: number; covered: number }> {
-  const compiled = flagged(rangeShareSelect(db, list.table, list.scope, list.ranged), { bounded: true }).compile();
+  const compiled = rangeShareCompiled(db, list);
   const [row] = (await db.executeQuery<{ slice: number; covered: number }>(compiled)).rows;
   return { slice: Number(row.slice), covered: Number(row.covered) };
 }
