@@ -27,6 +27,15 @@ const slowList = (accounts: string[]) => `/v3/payments?filter[card_last4]=0000&f
 const QUICK_READER_LIST = '/v3/payments?filter[status]=succeeded,failed&per_page=5';
 /** Bounded by construction (the whole list's maintained count, its index with LIMIT): read inline. */
 const BOUNDED_PAGE = '/v3/payments?per_page=5';
+/**
+ * Bounded too: a range on the sort's own column, its total from the range's bucket counts and the
+ * rows of at most its two edge buckets, its page a stretch of the sort's index (decision 0102).
+ */
+const BOUNDED_RANGES = [
+  '/v3/payments?filter[created_at][gte]=2026-06-01T00:00:00Z&filter[created_at][lt]=2026-10-01T00:00:00Z&per_page=5',
+  '/v3/payments?filter[created_at][gte]=2026-06-01T00:00:00Z&filter[status]=succeeded&sort=-created_at&per_page=5',
+  '/v3/payments?filter[amount][gte]=1000&sort=amount&per_page=5',
+];
 
 describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement timeout answers 503 database-timeout, holding nothing', () => {
   let t: TestContext;
@@ -150,7 +159,7 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     expect(page.json().data).toHaveLength(5);
   }, 120_000);
 
-  it('serves bounded reads (the key, a page placed by counts, a record by id) while every reader is stuck in a slow list', async () => {
+  it('serves bounded reads (the key, a page placed by counts, a range on the sort’s column, a record by id) while every reader is stuck in a slow list', async () => {
     await expect.poll(async () => (await get(QUICK_READER_LIST)).statusCode, { timeout: 60_000, interval: 100 }).toBe(200);
     const { id } = (await get(BOUNDED_PAGE)).json().data[0];
     // Six slow lists: two readers given up on at the limit, two more started and given up on at
@@ -158,7 +167,7 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     // inside a slow count(*) for about the list's time (at least twice the limit) more.
     const slow = await Promise.all(Array.from({ length: 6 }, () => get(SLOW_LIST)));
     for (const response of slow) expect(response.statusCode).toBe(503);
-    const [onReader, page, record] = await Promise.all([get(QUICK_READER_LIST), get(BOUNDED_PAGE), get(`/v3/payments/${id}`)]);
+    const [onReader, page, record, ...ranges] = await Promise.all([get(QUICK_READER_LIST), get(BOUNDED_PAGE), get(`/v3/payments/${id}`), ...BOUNDED_RANGES.map(get)]);
     // A read sent to a reader now finds none within the limit...
     expect(onReader.statusCode).toBe(503);
     // ...while the bounded ones run on the request's own connection.
@@ -166,5 +175,9 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     expect(page.json().data).toHaveLength(5);
     expect(record.statusCode).toBe(200);
     expect(record.json().data.id).toBe(id);
+    for (const [i, range] of ranges.entries()) {
+      expect(range.statusCode, BOUNDED_RANGES[i]).toBe(200);
+      expect(range.json().data.length, BOUNDED_RANGES[i]).toBeGreaterThan(0);
+    }
   }, 120_000);
 });

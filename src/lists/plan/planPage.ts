@@ -276,14 +276,20 @@ export function plannedList(dialect: Dialect, list: ListShape): ListShape {
 
 /**
  * Whether a page's one statement costs the same whatever the list's size (on SQLite then read
- * inline, not on a reader): a counted slice, no range, the whole list or one value of one counted
- * dimension sorted by a bucketed column. Told from the conditions, not the slice's values: a
- * statement built once per shape sees placeholders there.
+ * inline, not on a reader): a counted slice, the whole list or one value of one counted dimension
+ * sorted by a bucketed column; and such a slice narrowed by a range of that sort column, its total
+ * from bucket counts plus at most two edge buckets' rows, its page a stretch of the sort's index
+ * (decision 0102). Told from the conditions, not the slice's values: a statement built once per
+ * shape sees placeholders there.
  */
 export function boundedPage(list: ListShape): boolean {
-  const { slice, scope, query } = list;
-  if (!slice) return false;
-  const narrowing = query.conditions.length + (scope.accountId !== undefined ? 1 : 0);
+  const { slice, ranged, scope, query } = list;
+  if (!slice && !ranged) return false;
+  const sortColumn = query.sort[0].column;
+  const others = query.conditions.filter((c) => !(ranged && c.match === 'range' && c.column === sortColumn));
+  // A range off the sort is walked or sorted, either way by as many rows as its data lays out.
+  if (ranged && (others.some((c) => c.match === 'range') || !isBucketed(sortColumn))) return false;
+  const narrowing = others.length + (scope.accountId !== undefined ? 1 : 0);
   if (narrowing === 0) return true;
-  return narrowing === 1 && query.conditions.every((c) => c.match === 'in' && c.values.length === 1) && isBucketed(query.sort[0].column);
+  return narrowing === 1 && others.every((c) => c.match === 'in' && c.values.length === 1) && isBucketed(sortColumn);
 }
