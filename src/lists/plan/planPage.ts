@@ -275,12 +275,10 @@ export function plannedList(dialect: Dialect, list: ListShape): ListShape {
 }
 
 /**
- * Whether a page's one statement costs the same whatever the list's size (on SQLite then read
- * inline, not on a reader): a counted slice, the whole list or one value of one counted dimension
- * sorted by a bucketed column; and such a slice narrowed by a range of that sort column, its total
- * from bucket counts plus at most two edge buckets' rows, its page a stretch of the sort's index
- * (decision 0102). Told from the conditions, not the slice's values: a statement built once per
- * shape sees placeholders there.
+ * Whether a page's one statement costs the same whatever the list's size (SQLite: read inline): a
+ * counted slice, whole or one value of one dimension sorted by a bucketed column, also narrowed by
+ * a range of that sort column (decision 0102). Told from the conditions, not the slice's values:
+ * a statement built once per shape sees placeholders there.
  */
 export function boundedPage(list: ListShape): boolean {
   const { slice, ranged, scope, query } = list;
