@@ -167,7 +167,12 @@ describe.runIf(TEST_DIALECT === 'sqlite')('SQLite: a read past the statement tim
     // inside a slow count(*) for about the list's time (at least twice the limit) more.
     const slow = await Promise.all(Array.from({ length: 6 }, () => get(SLOW_LIST)));
     for (const response of slow) expect(response.statusCode).toBe(503);
-    const [onReader, page, record, ...ranges] = await Promise.all([get(QUICK_READER_LIST), get(BOUNDED_PAGE), get(`/v3/payments/${id}`), ...BOUNDED_RANGES.map(get)]);
+    const [onReader, page, record, ...ranges] = await Promise.all([
+      get(QUICK_READER_LIST),
+      get(BOUNDED_PAGE),
+      get(`/v3/payments/${id}`),
+      ...BOUNDED_RANGES.map(get),
+    ]);
     // A read sent to a reader now finds none within the limit...
     expect(onReader.statusCode).toBe(503);
     // ...while the bounded ones run on the request's own connection.
