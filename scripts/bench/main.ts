@@ -41,7 +41,8 @@
  *   PostgreSQL first page 1's one statement of each list alone, each build's, with the backend's
  *   CPU per call (statementsAgainst.ts). `--shapes <text>`: only the shapes whose name holds it (`--shapes metadata`).
  *   `--under-writes`: a writer creates (400/s asked, 16–32 in flight) and captures throughout, so the
- *   counts' unfolded changes are read under load; its payments are deleted after.
+ *   counts' unfolded changes are read under load; each list measured in `--walk-rounds` alternating
+ *   rounds with unfiltered page 1, its ratios the rounds' medians; its payments are deleted after.
  *
  * - `--only floor` (floorCases.ts): the list cases on the service and on the floor alone, in
  *   `--walk-rounds` alternating rounds; `--against <checkout>` (another commit with its
@@ -283,7 +284,8 @@ for (const dialect of onlyFilters ? dialects : []) {
         const accounts = await writerAccounts(base, ds.key);
         const writer = startWriter({ origin: server.origin, key: await writeKey(ds), accounts, createsPerSecond: 400, capturesPerSecond: 100, maxSeconds: 3600 });
         try {
-          printFilters(await measureFilters(ds, { ours: server.origin }, lists, measure));
+          // In alternating rounds: the writer's bursts would otherwise meet one URL's run and not the other's.
+          printFilters(await measureFilters(ds, { ours: server.origin }, lists, measure, Number(values['walk-rounds'])));
         } finally {
           const stats = await writer.stop();
           log(`  ${dialect} ${size}: writer: ${stats.created} creates, ${stats.captured} captures in ${stats.seconds.toFixed(0)} s (${(stats.created / stats.seconds).toFixed(0)}/s), ${stats.createFailures + stats.captureFailures} failures, p99 ${stats.latencyP99} ms`);
