@@ -271,9 +271,10 @@ const ratio = (a: Measured, b: Measured) => verdict(a.p50 / b.p50);
 export function printFilters(result: FiltersResult): void {
   const { unfiltered } = result;
   const base = unfiltered.first.p50 <= unfiltered.last.p50 ? unfiltered.first : unfiltered.last;
+  const rounds = result.cases.find((c) => c.rounds)?.rounds;
   console.log(`\n### ${result.dialect} ${fmt(result.payments)} payments: filter shapes (issue 31)\n`);
   console.log(
-    `req/s · p50 (ms), per_page=10, concurrency as asked; "(alone)": nothing answered within the run, timed alone, ${TIMES_ALONE} requests one after the other. Unfiltered page 1: ${cell(unfiltered.first)} first, ${cell(unfiltered.last)} last (${result.cases.some((c) => c.rounds) ? `the ratios: the median of ${result.cases.find((c) => c.rounds)?.rounds?.count} alternating rounds' own (unfiltered page 1, page 1, page at 90 %); the p50s: the rounds' median` : 'the ratios use the lower p50'})` +
+    `req/s · p50 (ms), per_page=10, concurrency as asked; "(alone)": nothing answered within the run, timed alone, ${TIMES_ALONE} requests one after the other. Unfiltered page 1: ${cell(unfiltered.first)} first, ${cell(unfiltered.last)} last (${rounds ? `the ratios: the median of ${rounds.count} alternating rounds' own (unfiltered page 1, page 1, page at 90 %); the p50s: the rounds' median` : 'the ratios use the lower p50'})` +
       `${unfiltered.floor ? `; on the floor ${cell(unfiltered.floor)}` : ''}. Targets: 90 % ÷ page 1 ≤ 2 and page 1 ÷ unfiltered page 1 ≤ 2 (p50).\n`,
   );
   const floorHead = result.cases.some((c) => c.floor) ? ' floor page 1 | floor 90 % | ours ÷ floor, page 1 · 90 % (p50) |' : '';

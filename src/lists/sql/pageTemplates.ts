@@ -80,7 +80,7 @@ export function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, pl
       ? [
           ranged.kind,
           ranged.column,
-          DIMENSIONS.map((d) => (ranged.slice[d][0] === '' ? 0 : ranged.slice[d].length)),
+          narrowingKey(ranged.slice),
           ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
           ranged.high === undefined,
           search ? [ranged.below, ranged.above].map((runs) => runs.map((seg) => [seg.level, seg.from === undefined, seg.to === undefined])) : null,
@@ -106,6 +106,9 @@ export function pageStatementCompiled(db: Kysely<Database>, dialect: Dialect, pl
   );
 }
 
+/** Which dimensions a slice narrows, and by how many values: `''` (all) is written as no test at all, one value as one. */
+const narrowingKey = (slice: ListSlice) => DIMENSIONS.map((d) => (slice[d][0] === '' ? 0 : slice[d].length));
+
 /** A ranged list's slice values and its covered segments' bucket numbers, named as slottedRanged names them. */
 function addSegmentValues(values: Record<string, unknown>, ranged: RangedTotal): void {
   for (const d of DIMENSIONS) ranged.slice[d].forEach((v, j) => (values[`r.${d}${j}`] = v));
@@ -123,13 +126,13 @@ function addSegmentValues(values: Record<string, unknown>, ranged: RangedTotal):
  */
 export function rangeShareCompiled(db: Kysely<Database>, list: RangedShape) {
   const { table, scope, ranged } = list;
-  const values: Record<string, unknown> = { tenant: scope.tenantId, account: scope.accountId };
+  const values: Record<string, unknown> = { tenant: scope.tenantId };
   addSegmentValues(values, ranged);
   const key = JSON.stringify([
     'range-share',
     table,
     ranged.column,
-    DIMENSIONS.map((d) => (ranged.slice[d][0] === '' ? 0 : ranged.slice[d].length)),
+    narrowingKey(ranged.slice),
     ranged.segments.map((seg) => [seg.level, seg.to === undefined]),
   ]);
   return templates.statement(
